@@ -1,0 +1,78 @@
+"""Problems found in a scenario: each names the object, the field and the source line."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+ERROR = "error"
+WARNING = "warning"
+
+
+def field_path(path: tuple) -> str:
+    """('spec', 'devices', 0, 'name') -> 'spec.devices[0].name' (Kubernetes field-path style)."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif out:
+            out += "." + str(part)
+        else:
+            out = str(part)
+    return out
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong (or worth a warning) in the input.
+
+    `kind` and `name` identify the object ("ResourceClaim", "default/claim-0"),
+    `path` is the field inside it as a tuple of keys and indexes, `line` and
+    `column` are 1-based source positions when known.
+    """
+
+    message: str
+    kind: str = ""
+    name: str = ""
+    path: tuple = ()
+    line: int | None = None
+    column: int | None = None
+    severity: str = ERROR
+    # Position of the object in the input stream, used to look up lines.
+    ref: tuple | None = field(default=None, compare=False)
+
+    @property
+    def field(self) -> str:
+        return field_path(self.path)
+
+    def with_location(self, line: int | None, column: int | None = None) -> "Problem":
+        return replace(self, line=line, column=column)
+
+    def render(self) -> str:
+        parts = []
+        if self.kind or self.name:
+            parts.append(f"{self.kind} {self.name}".strip())
+        if self.path:
+            parts.append(self.field)
+        where = ": ".join(parts)
+        text = f"{where}: {self.message}" if where else self.message
+        if self.line is not None:
+            text += f" (line {self.line})"
+        return text
+
+    def as_dict(self) -> dict:
+        return {
+            "severity": self.severity,
+            "kind": self.kind,
+            "name": self.name,
+            "field": self.field,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+        }
+
+
+class InvalidScenario(Exception):
+    """The input cannot be allocated: it would be rejected before the scheduler sees it."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        super().__init__("; ".join(p.render() for p in self.problems[:5]))
