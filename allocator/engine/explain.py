@@ -1,0 +1,317 @@
+"""Why each device was or was not chosen: explanation data drawn from a finished search.
+
+After the search, every candidate of every request is probed against the final
+state with the same checks the search uses, so a reason is never computed by a
+second, diverging rule set.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from allocator.engine.allocate import Allocator, Fatal, RequestData
+from allocator.engine.counters import GroupState
+from allocator.engine.quantity import Quantity
+
+CHOSEN = "chosen"
+REJECTED = "rejected"
+ELIGIBLE = "eligible"
+
+
+def _q(amount, like: Quantity | None = None) -> str:
+    """Print a Decimal amount as a quantity, in the format of `like` when given."""
+    if isinstance(amount, Quantity):
+        return str(amount)
+    return str(Quantity(Decimal(amount), like.format if like is not None else "DecimalSI"))
+
+
+def reason_text(why, allocator: Allocator, device) -> str:
+    """Human wording for a refusal code recorded by the allocator."""
+    if why is None:
+        return "not checked"
+    code = why[0]
+    if code == "in-use":
+        holders = allocator.allocated.holders.get(device.id)
+        if holders:
+            return f"in use: already allocated to claim {', '.join(holders)}"
+        pickers = allocator.allocating.get(device.id) or set()
+        names = ", ".join(allocator.claims[i].key for i in sorted(pickers))
+        return f"in use: picked for claim {names} in this allocation"
+    if code == "same-claim":
+        return "already picked for this claim (admin access never takes a device twice in one claim)"
+    if code == "shared":
+        return "has shares of consumable capacity; it can no longer be allocated exclusively"
+    if code == "binding-gate":
+        return "device has bindingConditions but DRADeviceBindingConditions is disabled"
+    if code == "selector":
+        _, owner, index, expression = why
+        where = "device class" if owner == "class" else "request"
+        return f"{where} selector #{index} is false: {expression}"
+    if code == "device-node":
+        return "the device's own node selection does not include this node"
+    if code == "node-ops-gate":
+        return "its slice sets skipNodeOperations but DRAOptionalNodeOperations is disabled in the scheduler"
+    if code == "node-ops-undeclared":
+        return (
+            "its slice sets skipNodeOperations but the node does not declare DRAOptionalNodeOperations "
+            "in status.declaredFeatures"
+        )
+    if code == "partitionable-gate":
+        return "device consumes counters but DRAPartitionableDevices is disabled"
+    if code == "groups":
+        _, counter_set, state, groups = why
+        mine = "{" + ", ".join(sorted(groups)) + "}" if groups else "no groups"
+        return (
+            f"compatibility groups in counter set {counter_set}: {state.describe()} ∩ {mine} = ∅"
+            if groups and not state.all_empty
+            else f"compatibility groups in counter set {counter_set}: {mine} cannot join {state.describe()}"
+        )
+    if code == "counter":
+        _, counter_set, counter, taken, left = why
+        like = _counter_unit(device, counter_set, counter)
+        return (
+            f"counter {counter} in set {counter_set} would need {_q(taken, like)} "
+            f"with {_q(max(left, Decimal(0)), like)} left"
+        )
+    if code == "taint":
+        taint = why[1]
+        value = f"={taint.value}" if taint.value else ""
+        return f"taint {taint.key}{value}:{taint.effect} is not tolerated"
+    if code == "constraint":
+        _, kind, attribute, rejection = why
+        return _constraint_text(kind, attribute, rejection)
+    if code == "capacity-missing":
+        return "device has no capacity named " + ", ".join(why[1])
+    if code == "policy":
+        _, name, amount = why
+        return f"capacity {name}: {amount} is not allowed by the device's requestPolicy"
+    if code == "capacity":
+        _, name, amount, free = why
+        like = device.capacity[name].value if name in device.capacity else None
+        return f"capacity {name}: needs {amount}, {_q(max(free, Decimal(0)), like)} free"
+    if code == "fatal":
+        return why[1]
+    return str(why)
+
+
+def _counter_unit(device, counter_set, counter) -> Quantity | None:
+    for entry in device.consumes:
+        if entry.counter_set == counter_set and counter in entry.counters:
+            return entry.counters[counter]
+    return None
+
+
+def _constraint_text(kind, attribute, rejection) -> str:
+    if not rejection:
+        return f"{kind} {attribute} not satisfied"
+    code = rejection[0]
+    if code == "missing":
+        return f"{kind}: device has no attribute {attribute}"
+    if code == "list":
+        return f"{kind}: attribute {attribute} is a list (needs DRAListTypeAttributes)"
+    if code == "mismatch":
+        first, mine = rejection[2], rejection[3]
+        shown = first.display() if first is not None else "<none>"
+        return f"matchAttribute {attribute}: {mine.display()} differs from {shown} of the devices already chosen"
+    if code == "disjoint":
+        return f"matchAttribute {attribute}: {rejection[3].display()} has nothing in common with the devices already chosen"
+    if code == "duplicate":
+        return f"distinctAttribute {attribute}: {rejection[3].display()} is already used by a device chosen for this claim"
+    return f"{kind} {attribute} not satisfied"
+
+
+def _probe(allocator: Allocator, rd: RequestData, device) -> tuple[str, object]:
+    """Run the search's checks for one device against the allocator's current state."""
+    allocator.why = None
+    try:
+        if rd.admin:
+            pickers = allocator.allocating.get(device.id)
+            if pickers and rd.claim_index in pickers:
+                return REJECTED, ("same-claim",)
+        elif allocator.in_use(device.id):
+            return REJECTED, ("in-use",)
+        if not allocator.selectable(rd, device):
+            return REJECTED, allocator.why
+        if allocator.features.consumable_capacity:
+            refusal = allocator._capacity_refusal(rd, device)
+            if refusal is not None:
+                return REJECTED, refusal
+        undo = allocator.allocate_device(rd, device, must=False)
+    except Fatal as exc:
+        return REJECTED, ("fatal", exc.message)
+    if undo is None:
+        return REJECTED, allocator.why
+    undo()
+    return ELIGIBLE, None
+
+
+def _candidates(allocator: Allocator):
+    for pool in allocator.pools:
+        if not pool.usable:
+            continue
+        for s in pool.device_slices:
+            for device in s.devices:
+                yield pool, s, device
+
+
+def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) -> dict:
+    """Plain data for the reports and the web page."""
+    picked: dict = {}
+    if success:
+        for ci, picks in enumerate(allocator.results):
+            for pick in picks:
+                picked.setdefault((ci, pick.rd.request_index, pick.rd.sub_index), []).append(pick)
+
+    claims = []
+    for ci, claim in enumerate(allocator.claims):
+        requests = []
+        for ri, request in enumerate(claim.requests):
+            subs = [0] if request.exactly is not None else range(len(request.first_available))
+            for si in subs:
+                rd = allocator.request_data.get((ci, ri, si))
+                if rd is None:
+                    continue
+                chosen_sub = allocator.selected_sub.get((ci, ri))
+                mine = picked.get((ci, ri, si), [])
+                chosen_ids = {id(p.device): p for p in mine}
+                entries = []
+                for count, (pool, s, device) in enumerate(_candidates(allocator)):
+                    if count >= max_candidates:
+                        break
+                    pick = chosen_ids.get(id(device))
+                    if pick is not None:
+                        entry = {"verdict": CHOSEN, "reason": "chosen"}
+                        if pick.consumed:
+                            entry["consumedCapacity"] = {k: str(v) for k, v in pick.consumed.items()}
+                    else:
+                        verdict, why = _probe(allocator, rd, device)
+                        if verdict == ELIGIBLE:
+                            text = _eligible_text(success, rd, request, si, chosen_sub)
+                        else:
+                            text = reason_text(why, allocator, device)
+                        entry = {"verdict": verdict, "reason": text, "code": why[0] if why else None}
+                    entry.update({"device": device.name, "pool": pool.id_str, "slice": s.name, "driver": device.driver})
+                    entries.append(entry)
+                requests.append({
+                    "request": rd.name,
+                    "deviceClassName": rd.request.class_name,
+                    "allocationMode": rd.request.mode,
+                    "count": rd.num_devices,
+                    "subrequestChosen": (chosen_sub == si) if request.exactly is None and success else None,
+                    "chosen": [p.device.id_str for p in mine],
+                    "candidates": entries,
+                })
+        claims.append({"claim": claim.key, "requests": requests})
+
+    return {
+        "node": allocator.node.name,
+        "pools": [_pool_entry(p) for p in allocator.pools],
+        "claims": claims,
+        "counterSets": _counter_sets(allocator),
+        "capacity": _capacity(allocator),
+        "steps": allocator.steps,
+    }
+
+
+def _eligible_text(success, rd, request, si, chosen_sub) -> str:
+    if not success:
+        return "fits on its own, but no combination of devices satisfies every request and constraint"
+    if request.exactly is None and chosen_sub is not None and si != chosen_sub:
+        if si > chosen_sub:
+            return "not needed: an earlier subrequest was satisfied"
+        return "fits, but this subrequest was not used"
+    return "fits, but the request already has its devices (first fit takes devices in pool order)"
+
+
+def _pool_entry(pool) -> dict:
+    state = "usable"
+    if pool.incomplete:
+        state = "incomplete"
+    elif pool.invalid:
+        state = "invalid"
+    return {
+        "pool": pool.id_str,
+        "generation": pool.generation,
+        "state": state,
+        "reason": pool.invalid,
+        "slices": [s.name for s in pool.device_slices],
+        "counterSlices": [s.name for s in pool.counter_slices],
+        "otherSlices": [s.name for s in pool.other_device_slices],
+        "devices": sum(len(s.devices) for s in pool.device_slices),
+    }
+
+
+def _counter_sets(allocator: Allocator) -> list:
+    out = []
+    now_by_pool: dict = {}
+    for picks in allocator.results:
+        for pick in picks:
+            for entry in pick.device.consumes:
+                now_by_pool.setdefault((pick.device.driver, pick.device.pool), set()).add((entry.counter_set, pick.device.name))
+    for pool in allocator.pools:
+        if not pool.usable or not pool.counter_sets:
+            continue
+        available = allocator._available(pool)
+        consumed = allocator.consumed_counters.get(pool.id, {})
+        baseline = allocator._baseline(pool)
+        for name, counter_set in pool.counter_sets.items():
+            counters = []
+            for counter, total in counter_set.counters.items():
+                left = available.get(name, {}).get(counter, total.value)
+                now = consumed.get(name, {}).get(counter, Decimal(0))
+                counters.append({
+                    "counter": counter,
+                    "total": str(total),
+                    "allocatedBefore": _q(total.value - left, total),
+                    "allocatedNow": _q(now, total),
+                    "free": _q(left - now, total),
+                })
+            members = []
+            for device in pool.all_pool_devices():
+                for entry in device.consumes:
+                    if entry.counter_set == name:
+                        members.append({
+                            "device": device.name,
+                            "groups": list(entry.groups),
+                            "allocatedBefore": allocator.allocated.is_allocated(device.id),
+                            "allocatedNow": (name, device.name) in now_by_pool.get(pool.id, set()),
+                        })
+            state = allocator.group_states.get((pool.id, name)) or baseline.get(name, GroupState())
+            out.append({
+                "pool": pool.id_str,
+                "counterSet": name,
+                "counters": counters,
+                "devices": members,
+                "groups": state.describe() if allocator.features.compatibility_groups else None,
+            })
+    return out
+
+
+def _capacity(allocator: Allocator) -> list:
+    out = []
+    shares: dict = {}
+    for ci, picks in enumerate(allocator.results):
+        for pick in picks:
+            if pick.consumed is not None:
+                shares.setdefault(pick.device.id, []).append({
+                    "claim": allocator.claims[ci].key,
+                    "request": pick.rd.name,
+                    "shareID": pick.share_id,
+                    "consumedCapacity": {k: str(v) for k, v in pick.consumed.items()},
+                    "requested": {k: str(v) for k, v in (pick.rd.request.capacity_requests or {}).items()},
+                })
+    for pool in allocator.pools:
+        if not pool.usable:
+            continue
+        for device in pool.devices():
+            if not device.allow_multiple or not allocator.features.consumable_capacity:
+                continue
+            before = allocator.allocated.capacity.get(device.id, {})
+            out.append({
+                "device": device.id_str,
+                "capacity": {
+                    name: {"value": str(cap.value), "allocatedBefore": _q(before.get(name, Decimal(0)), cap.value)}
+                    for name, cap in device.capacity.items()
+                },
+                "sharesNow": shares.get(device.id, []),
+            })
+    return out

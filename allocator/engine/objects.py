@@ -1,0 +1,606 @@
+"""Typed, read-only views of the Kubernetes objects the allocator works on.
+
+Objects are built from raw parsed dicts that already passed validation, with
+the apiserver's defaults applied (allocationMode ExactCount, count 1,
+toleration operator Equal, namespace `default`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from allocator.engine.quantity import Quantity, QuantityError
+from allocator.engine.semver import SemverError, Version
+
+API_GROUP = "resource.k8s.io"
+RESOURCE_V1 = "resource.k8s.io/v1"
+
+# --- attribute values ---------------------------------------------------------
+
+SCALAR_KINDS = ("int", "bool", "string", "version")
+LIST_KINDS = ("ints", "bools", "strings", "versions")
+LIST_ELEMENT = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeValue:
+    """One device attribute: its kind as written (`int`, `strings`, ...) and the value.
+
+    Version values are parsed; `error` is set when a version does not parse
+    (evaluation of any selector on such a device then fails, as upstream).
+    """
+
+    kind: str | None
+    value: Any
+    error: str | None = None
+
+    @property
+    def is_list(self) -> bool:
+        return self.kind in LIST_KINDS
+
+    @property
+    def element_kind(self) -> str | None:
+        return LIST_ELEMENT.get(self.kind, self.kind)
+
+    def as_set(self) -> frozenset:
+        if self.kind is None:
+            return frozenset()
+        if self.is_list:
+            return frozenset(self.value)
+        return frozenset((self.value,))
+
+    def display(self) -> str:
+        if self.kind is None:
+            return "<no value>"
+        if self.is_list:
+            return "[" + ", ".join(_display_scalar(v) for v in self.value) + "]"
+        return _display_scalar(self.value)
+
+
+def _display_scalar(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def _version(text) -> tuple[Any, str | None]:
+    try:
+        return Version.parse(text), None
+    except SemverError as exc:
+        return text, f"parse semantic version: {exc}"
+
+
+def attribute_value(raw: dict) -> AttributeValue:
+    for kind in SCALAR_KINDS + LIST_KINDS:
+        if kind in raw and raw[kind] is not None:
+            value = raw[kind]
+            if kind == "version":
+                parsed, error = _version(value)
+                return AttributeValue(kind, parsed, error)
+            if kind == "versions":
+                parsed = []
+                for item in value:
+                    version, error = _version(item)
+                    if error:
+                        return AttributeValue(kind, tuple(value), error)
+                    parsed.append(version)
+                return AttributeValue(kind, tuple(parsed))
+            if kind in LIST_KINDS:
+                return AttributeValue(kind, tuple(value))
+            return AttributeValue(kind, value)
+    return AttributeValue(None, None)
+
+
+# --- node selection ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    key: str
+    operator: str
+    values: tuple = ()
+
+    def as_dict(self) -> dict:
+        out = {"key": self.key, "operator": self.operator}
+        if self.values:
+            out["values"] = list(self.values)
+        return out
+
+    def same_as(self, other: "Requirement") -> bool:
+        return (
+            self.key == other.key
+            and self.operator == other.operator
+            and frozenset(self.values) == frozenset(other.values)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorTerm:
+    match_expressions: tuple = ()
+    match_fields: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSelector:
+    terms: tuple
+
+    def as_dict(self) -> dict:
+        terms = []
+        for term in self.terms:
+            entry = {}
+            if term.match_expressions:
+                entry["matchExpressions"] = [r.as_dict() for r in term.match_expressions]
+            if term.match_fields:
+                entry["matchFields"] = [r.as_dict() for r in term.match_fields]
+            terms.append(entry)
+        return {"nodeSelectorTerms": terms}
+
+
+def node_selector(raw) -> NodeSelector | None:
+    if not raw:
+        return None
+    terms = []
+    for term in raw.get("nodeSelectorTerms") or ():
+        term = term or {}
+        terms.append(
+            SelectorTerm(
+                tuple(_requirement(r) for r in term.get("matchExpressions") or ()),
+                tuple(_requirement(r) for r in term.get("matchFields") or ()),
+            )
+        )
+    return NodeSelector(tuple(terms))
+
+
+def _requirement(raw: dict) -> Requirement:
+    return Requirement(raw.get("key", ""), raw.get("operator", ""), tuple(raw.get("values") or ()))
+
+
+# --- nodes -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    labels: dict = field(default_factory=dict)
+    declared_features: frozenset = frozenset()
+    taints: tuple = ()
+    unschedulable: bool = False
+    ref: tuple | None = None
+    synthetic: bool = False  # named only by --node or a slice, no Node object
+
+
+def build_node(raw: dict, ref=None) -> Node:
+    meta = raw.get("metadata") or {}
+    spec = raw.get("spec") or {}
+    status = raw.get("status") or {}
+    return Node(
+        name=meta.get("name", ""),
+        labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
+        declared_features=frozenset(str(f) for f in status.get("declaredFeatures") or ()),
+        taints=tuple(
+            Taint(t.get("key", ""), str(t.get("value") or ""), t.get("effect", "")) for t in spec.get("taints") or ()
+        ),
+        unschedulable=bool(spec.get("unschedulable")),
+        ref=ref,
+    )
+
+
+# --- device classes ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceClass:
+    name: str
+    selectors: tuple  # CEL expression strings
+    config: tuple  # raw `opaque` config entries (dicts with `opaque`)
+    ref: tuple | None = None
+
+
+def build_device_class(raw: dict, ref=None) -> DeviceClass:
+    spec = raw.get("spec") or {}
+    return DeviceClass(
+        name=(raw.get("metadata") or {}).get("name", ""),
+        selectors=tuple(((s or {}).get("cel") or {}).get("expression") for s in spec.get("selectors") or ()),
+        config=tuple(c for c in spec.get("config") or ()),
+        ref=ref,
+    )
+
+
+# --- resource slices -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RequestPolicy:
+    default: Quantity | None
+    valid_values: tuple | None  # ascending Quantities
+    valid_range: tuple | None  # (min, max|None, step|None)
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    value: Quantity
+    policy: RequestPolicy | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CounterConsumption:
+    counter_set: str
+    counters: dict  # name -> Quantity
+    groups: tuple = ()  # compatibility groups; empty means "no groups"
+
+
+@dataclass(frozen=True, slots=True)
+class CounterSet:
+    name: str
+    counters: dict  # name -> Quantity
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    name: str
+    driver: str
+    pool: str
+    slice_name: str
+    attributes: dict  # name as written -> AttributeValue
+    capacity: dict  # name as written -> Capacity
+    consumes: tuple = ()
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+    taints: tuple = ()
+    binds_to_node: bool = False
+    binding_conditions: tuple | None = None
+    binding_failure_conditions: tuple | None = None
+    allow_multiple: bool = False
+    index: int = 0  # position in its slice
+
+    @property
+    def id(self) -> tuple:
+        return (self.driver, self.pool, self.name)
+
+    @property
+    def id_str(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.name}"
+
+
+@dataclass(frozen=True)
+class ResourceSlice:
+    name: str
+    driver: str
+    pool: str
+    generation: int
+    slice_count: int
+    node_name: str | None
+    node_selector: NodeSelector | None
+    all_nodes: bool
+    per_device_node_selection: bool | None  # None when unset
+    devices: tuple
+    shared_counters: tuple
+    skip_node_operations: tuple
+    has_compatibility_groups: bool
+    has_binding_conditions: bool
+    ref: tuple | None = None
+    order: int = 0  # position among all slices in the input
+
+
+def _quantity(raw) -> Quantity:
+    return Quantity.parse(raw)
+
+
+def _value_quantity(raw) -> Quantity:
+    return _quantity((raw or {}).get("value", 0))
+
+
+def _policy(raw) -> RequestPolicy | None:
+    if not raw:
+        return None
+    default = _quantity(raw["default"]) if raw.get("default") is not None else None
+    valid_values = None
+    if raw.get("validValues") is not None:
+        valid_values = tuple(_quantity(v) for v in raw["validValues"])
+    valid_range = None
+    vr = raw.get("validRange")
+    if vr is not None:
+        valid_range = (
+            _quantity(vr["min"]) if vr.get("min") is not None else None,
+            _quantity(vr["max"]) if vr.get("max") is not None else None,
+            _quantity(vr["step"]) if vr.get("step") is not None else None,
+        )
+    return RequestPolicy(default, valid_values, valid_range)
+
+
+def _taints(raw) -> tuple:
+    return tuple(Taint(t.get("key", ""), str(t.get("value") or ""), t.get("effect", "")) for t in raw or ())
+
+
+def _conditions(raw) -> tuple | None:
+    return None if raw is None else tuple(raw)
+
+
+def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
+    meta = raw.get("metadata") or {}
+    spec = raw.get("spec") or {}
+    name = meta.get("name", "")
+    driver = spec.get("driver", "")
+    pool_raw = spec.get("pool") or {}
+    pool = pool_raw.get("name", "")
+    devices = []
+    has_groups = False
+    has_binding = False
+    for index, d in enumerate(spec.get("devices") or ()):
+        consumes = []
+        for c in d.get("consumesCounters") or ():
+            groups = tuple(c.get("compatibilityGroups") or ())
+            has_groups = has_groups or bool(groups)
+            consumes.append(
+                CounterConsumption(
+                    c.get("counterSet", ""),
+                    {k: _value_quantity(v) for k, v in (c.get("counters") or {}).items()},
+                    groups,
+                )
+            )
+        binding = _conditions(d.get("bindingConditions"))
+        has_binding = has_binding or binding is not None
+        devices.append(
+            Device(
+                name=d.get("name", ""),
+                driver=driver,
+                pool=pool,
+                slice_name=name,
+                attributes={k: attribute_value(v or {}) for k, v in (d.get("attributes") or {}).items()},
+                capacity={
+                    k: Capacity(_value_quantity(v), _policy((v or {}).get("requestPolicy")))
+                    for k, v in (d.get("capacity") or {}).items()
+                },
+                consumes=tuple(consumes),
+                node_name=d.get("nodeName") or None,
+                node_selector=node_selector(d.get("nodeSelector")),
+                all_nodes=bool(d.get("allNodes")),
+                taints=_taints(d.get("taints")),
+                binds_to_node=bool(d.get("bindsToNode")),
+                binding_conditions=binding,
+                binding_failure_conditions=_conditions(d.get("bindingFailureConditions")),
+                allow_multiple=bool(d.get("allowMultipleAllocations")),
+                index=index,
+            )
+        )
+    return ResourceSlice(
+        name=name,
+        driver=driver,
+        pool=pool,
+        generation=int(pool_raw.get("generation") or 0),
+        slice_count=int(pool_raw.get("resourceSliceCount") or 0),
+        node_name=spec.get("nodeName") or None,
+        node_selector=node_selector(spec.get("nodeSelector")),
+        all_nodes=bool(spec.get("allNodes")),
+        per_device_node_selection=spec.get("perDeviceNodeSelection"),
+        devices=tuple(devices),
+        shared_counters=tuple(
+            CounterSet(cs.get("name", ""), {k: _value_quantity(v) for k, v in (cs.get("counters") or {}).items()})
+            for cs in spec.get("sharedCounters") or ()
+        ),
+        skip_node_operations=tuple(spec.get("skipNodeOperations") or ()),
+        has_compatibility_groups=has_groups,
+        has_binding_conditions=has_binding,
+        ref=ref,
+        order=order,
+    )
+
+
+# --- resource claims ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str
+    operator: str
+    value: str
+    effect: str
+    raw: dict
+
+    def tolerates(self, taint: Taint) -> bool:
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.operator in ("Equal", "") and self.value == taint.value
+
+
+@dataclass(frozen=True)
+class DerivedAttribute:
+    name: str
+    expression: str
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    """An `exactly` request or one `firstAvailable` subrequest."""
+
+    name: str
+    class_name: str
+    mode: str
+    count: int
+    selectors: tuple
+    admin_access: bool | None
+    tolerations: tuple
+    capacity_requests: dict | None  # name as written -> Quantity
+    derived: tuple = ()
+    raw_tolerations: tuple = ()
+
+
+@dataclass(frozen=True)
+class ClaimRequest:
+    name: str
+    exactly: DeviceRequest | None
+    first_available: tuple  # of DeviceRequest
+
+
+@dataclass(frozen=True)
+class Constraint:
+    requests: tuple
+    match_attribute: str | None
+    distinct_attribute: str | None
+
+
+@dataclass(frozen=True)
+class ClaimConfig:
+    requests: tuple
+    raw: dict  # the config entry minus `requests`
+
+
+@dataclass(frozen=True)
+class DeviceResult:
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool
+    share_id: str | None
+    consumed_capacity: dict | None  # name -> Quantity
+    skip_node_operations: tuple = ()
+
+    @property
+    def device_id(self) -> tuple:
+        return (self.driver, self.pool, self.device)
+
+
+@dataclass(frozen=True)
+class ExistingAllocation:
+    results: tuple
+    node_selector: NodeSelector | None
+
+
+@dataclass(frozen=True)
+class ResourceClaim:
+    namespace: str
+    name: str
+    requests: tuple
+    constraints: tuple
+    config: tuple
+    allocation: ExistingAllocation | None
+    raw: dict
+    ref: tuple | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _device_request(raw: dict, *, allow_admin: bool) -> DeviceRequest:
+    raw = raw or {}
+    mode = raw.get("allocationMode") or "ExactCount"
+    count = raw.get("count")
+    if mode == "ExactCount" and not count:
+        count = 1
+    tolerations = tuple(
+        Toleration(
+            t.get("key") or "",
+            t.get("operator") or "Equal",
+            str(t.get("value") or ""),
+            t.get("effect") or "",
+            t,
+        )
+        for t in raw.get("tolerations") or ()
+    )
+    capacity = raw.get("capacity")
+    capacity_requests = None
+    if capacity is not None:
+        capacity_requests = {k: _quantity(v) for k, v in (capacity.get("requests") or {}).items()}
+    return DeviceRequest(
+        name=raw.get("name", ""),
+        class_name=raw.get("deviceClassName") or "",
+        mode=mode,
+        count=int(count or 0),
+        selectors=tuple(((s or {}).get("cel") or {}).get("expression") for s in raw.get("selectors") or ()),
+        admin_access=raw.get("adminAccess") if allow_admin else None,
+        tolerations=tolerations,
+        capacity_requests=capacity_requests,
+        derived=tuple(
+            DerivedAttribute(d.get("name", ""), d.get("expression", "")) for d in raw.get("derivedAttributes") or ()
+        ),
+        raw_tolerations=tuple(raw.get("tolerations") or ()),
+    )
+
+
+def _existing_result(raw: dict) -> DeviceResult:
+    consumed = raw.get("consumedCapacity")
+    return DeviceResult(
+        request=raw.get("request", ""),
+        driver=raw.get("driver", ""),
+        pool=raw.get("pool", ""),
+        device=raw.get("device", ""),
+        admin_access=bool(raw.get("adminAccess")),
+        share_id=raw.get("shareID") or None,
+        consumed_capacity=None if consumed is None else {k: _quantity(v) for k, v in consumed.items()},
+        skip_node_operations=tuple(raw.get("skipNodeOperations") or ()),
+    )
+
+
+def claim_spec_parts(spec: dict) -> tuple[tuple, tuple, tuple]:
+    devices = (spec or {}).get("devices") or {}
+    requests = []
+    for r in devices.get("requests") or ():
+        r = r or {}
+        exactly = r.get("exactly")
+        first = r.get("firstAvailable")
+        requests.append(
+            ClaimRequest(
+                name=r.get("name", ""),
+                exactly=_device_request({**exactly, "name": r.get("name", "")}, allow_admin=True)
+                if exactly is not None
+                else None,
+                first_available=tuple(_device_request(s, allow_admin=False) for s in first or ()),
+            )
+        )
+    constraints = tuple(
+        Constraint(
+            tuple(c.get("requests") or ()),
+            c.get("matchAttribute") or None,
+            c.get("distinctAttribute") or None,
+        )
+        for c in devices.get("constraints") or ()
+    )
+    config = tuple(
+        ClaimConfig(tuple(c.get("requests") or ()), {k: v for k, v in c.items() if k != "requests"})
+        for c in devices.get("config") or ()
+    )
+    return tuple(requests), constraints, config
+
+
+def build_claim(raw: dict, ref=None) -> ResourceClaim:
+    meta = raw.get("metadata") or {}
+    requests, constraints, config = claim_spec_parts(raw.get("spec") or {})
+    allocation = None
+    alloc_raw = (raw.get("status") or {}).get("allocation")
+    if alloc_raw:
+        results = tuple(_existing_result(r) for r in ((alloc_raw.get("devices") or {}).get("results") or ()))
+        allocation = ExistingAllocation(results, node_selector(alloc_raw.get("nodeSelector")))
+    return ResourceClaim(
+        namespace=meta.get("namespace") or "default",
+        name=meta.get("name", ""),
+        requests=requests,
+        constraints=constraints,
+        config=config,
+        allocation=allocation,
+        raw=raw,
+        ref=ref,
+    )
+
+
+def is_quantity(text) -> bool:
+    try:
+        Quantity.parse(text)
+    except QuantityError:
+        return False
+    return True

@@ -1,0 +1,142 @@
+"""Reading a scenario: load the stream, validate every object, build the typed model."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from allocator.engine import cel
+from allocator.engine.loader import Loaded, load_scenario
+from allocator.engine.objects import (
+    DeviceClass,
+    Node,
+    ResourceClaim,
+    ResourceSlice,
+    build_claim,
+    build_device_class,
+    build_node,
+    build_slice,
+)
+from allocator.engine.problems import ERROR, WARNING, Problem
+from allocator.engine.validation import validate
+
+RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
+CORE_KINDS = {"Node", "Pod"}
+SELECTOR_MAX_COST = 1_000_000
+
+
+@dataclass
+class Scenario:
+    loaded: Loaded | None
+    classes: dict = field(default_factory=dict)  # name -> DeviceClass
+    slices: list = field(default_factory=list)  # ResourceSlice, input order
+    nodes: dict = field(default_factory=dict)  # name -> Node
+    claims: list = field(default_factory=list)  # ResourceClaim, input order
+    templates: list = field(default_factory=list)  # raw ResourceClaimTemplate objects
+    pods: list = field(default_factory=list)  # raw Pod objects
+    problems: list = field(default_factory=list)  # errors and warnings
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == WARNING]
+
+    def locate(self, problem: Problem) -> Problem:
+        """Fill in the source line of a problem that knows its object and path."""
+        if problem.line is not None or problem.ref is None or self.loaded is None:
+            return problem
+        position = self.loaded.line_of(problem.ref, problem.path)
+        if position is None:
+            return problem
+        return problem.with_location(*position)
+
+
+def object_name(data: dict) -> str:
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    kind = data.get("kind")
+    if kind in ("ResourceClaim", "ResourceClaimTemplate", "Pod"):
+        namespace = namespace or "default"
+    return f"{namespace}/{name}" if namespace and name else name
+
+
+@functools.lru_cache(maxsize=2048)
+def cel_check(expression: str):
+    """Validation's view of a CEL expression: compile errors and the cost limit."""
+    try:
+        program = cel.compile_selector(expression, cel.Options(stored=True, list_type_attributes=True))
+    except cel.CelCompileError as exc:
+        return ("invalid", f"compilation failed: {exc.message}")
+    if program.estimated_cost > SELECTOR_MAX_COST:
+        return ("forbidden", "too complex, exceeds cost limit")
+    return None
+
+
+def read_scenario(text: str | bytes) -> Scenario:
+    loaded = load_scenario(text)
+    scenario = Scenario(loaded=loaded)
+    scenario.problems.extend(loaded.problems)
+    ignored: dict[str, int] = {}
+    seen: dict[tuple, tuple] = {}
+    for index, raw in enumerate(loaded.objects):
+        data = raw.data
+        kind, api_version = data.get("kind"), data.get("apiVersion")
+        name = object_name(data)
+        understood = (api_version == "resource.k8s.io/v1" and kind in RESOURCE_KINDS) or (
+            api_version == "v1" and kind in CORE_KINDS
+        )
+        if not understood:
+            if kind in RESOURCE_KINDS and isinstance(api_version, str) and api_version.startswith("resource.k8s.io/"):
+                scenario.problems.append(Problem(
+                    f"{api_version} is not supported yet: write this object as resource.k8s.io/v1",
+                    kind=kind, name=name, path=("apiVersion",), ref=raw.ref))
+            else:
+                ignored[f"{api_version} {kind}"] = ignored.get(f"{api_version} {kind}", 0) + 1
+            continue
+        field_errors = validate(data, cel_check=cel_check)
+        bad = False
+        for fe in field_errors:
+            scenario.problems.append(
+                Problem(fe.message, kind=kind, name=name, path=fe.path, severity=fe.severity, ref=raw.ref)
+            )
+            bad = bad or fe.severity == ERROR
+        if bad:
+            continue
+        if (kind, name) in seen:
+            scenario.problems.append(Problem(
+                f"{kind} {name} appears more than once (first at document {seen[(kind, name)][0] + 1}); "
+                "a cluster holds one object per name",
+                kind=kind, name=name, path=("metadata", "name"), ref=raw.ref))
+            continue
+        seen[(kind, name)] = raw.ref
+        try:
+            _add_object(scenario, kind, data, raw.ref, index)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            scenario.problems.append(Problem(f"cannot read object: {exc}", kind=kind, name=name, ref=raw.ref))
+    for what, count in ignored.items():
+        scenario.problems.append(Problem(
+            f"{what}: ignored ({count} object{'s' if count > 1 else ''}); the playground reads "
+            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate and v1 Node, Pod",
+            severity=WARNING))
+    scenario.problems = [scenario.locate(p) for p in scenario.problems]
+    return scenario
+
+
+def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> None:
+    if kind == "DeviceClass":
+        device_class: DeviceClass = build_device_class(data, ref)
+        scenario.classes[device_class.name] = device_class
+    elif kind == "ResourceSlice":
+        scenario.slices.append(build_slice(data, ref, order=len(scenario.slices)))
+    elif kind == "ResourceClaim":
+        scenario.claims.append(build_claim(data, ref))
+    elif kind == "Node":
+        node: Node = build_node(data, ref)
+        scenario.nodes[node.name] = node
+    elif kind == "ResourceClaimTemplate":
+        scenario.templates.append(data)
+    elif kind == "Pod":
+        scenario.pods.append(data)

@@ -1,0 +1,74 @@
+"""Evaluating class and request CEL selectors on devices."""
+from __future__ import annotations
+
+from allocator.engine import cel
+from allocator.engine.objects import Device
+
+NO_SUCH_KEY_HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+    "with has() for optional fields"
+)
+
+
+class DeviceInputError(Exception):
+    """The device cannot be shown to CEL (an attribute without a usable value)."""
+
+
+def _split(name: str, driver: str) -> tuple[str, str]:
+    if "/" in name:
+        domain, _, ident = name.partition("/")
+        return domain, ident
+    return driver, name
+
+
+_INPUT_CACHE: dict = {}
+
+
+def device_input(device: Device) -> cel.DeviceInput:
+    """The CEL view of a device; raises DeviceInputError like upstream's conversion does."""
+    key = id(device)
+    cached = _INPUT_CACHE.get(key)
+    if cached is not None and cached[0] is device:
+        if isinstance(cached[1], DeviceInputError):
+            raise cached[1]
+        return cached[1]
+    try:
+        result = _build_input(device)
+    except DeviceInputError as exc:
+        result = exc
+    if len(_INPUT_CACHE) > 100_000:
+        _INPUT_CACHE.clear()
+    _INPUT_CACHE[key] = (device, result)
+    if isinstance(result, DeviceInputError):
+        raise result
+    return result
+
+
+def _build_input(device: Device) -> cel.DeviceInput:
+    attributes: dict = {}
+    # Bare names first so that a qualified spelling of the same attribute wins.
+    ordered = sorted(device.attributes.items(), key=lambda item: "/" in item[0])
+    for name, value in ordered:
+        if value.error:
+            raise DeviceInputError(value.error)
+        if value.kind is None:
+            raise DeviceInputError(f"attribute {name}: unsupported attribute value")
+        domain, ident = _split(name, device.driver)
+        attributes.setdefault(domain, {})[ident] = list(value.value) if value.is_list else value.value
+    capacity: dict = {}
+    for name, cap in sorted(device.capacity.items(), key=lambda item: "/" in item[0]):
+        domain, ident = _split(name, device.driver)
+        capacity.setdefault(domain, {})[ident] = cap.value
+    return cel.DeviceInput(
+        driver=device.driver,
+        attributes=attributes,
+        capacity=capacity,
+        allow_multiple_allocations=device.allow_multiple,
+    )
+
+
+def runtime_message(error: Exception) -> str:
+    message = getattr(error, "message", None) or str(error)
+    if message.startswith("no such key"):
+        message += NO_SUCH_KEY_HINT
+    return message

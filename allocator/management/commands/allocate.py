@@ -1,0 +1,67 @@
+"""`manage.py allocate FILE`: what the kube-scheduler's DRA allocator would allocate, and why."""
+import sys
+
+from django.core.management.base import BaseCommand
+
+from allocator.engine.gates import ComponentGates, GateError, parse_gates
+from allocator.engine.problems import WARNING, Problem
+from allocator.engine.report import human_report, to_json, to_yaml
+from allocator.engine.run import INVALID, Outcome, allocate_text
+
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+
+class Command(BaseCommand):
+    help = "Allocate the scenario's pending ResourceClaims as the Kubernetes scheduler would."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="scenario file, or - for standard input")
+        parser.add_argument("--node", help="allocate for this node (default: every node, first that fits)")
+        parser.add_argument("--feature-gates", default="", help="A=true,B=false (Kubernetes gate names)")
+        parser.add_argument("-o", "--output", choices=["json", "yaml"], help="machine-readable output")
+        parser.add_argument("--max-steps", type=int, default=None, help="search step budget per node")
+        parser.add_argument("--time-limit", type=float, default=None, help="wall-clock limit in seconds")
+
+    def handle(self, *args, **options):
+        outcome = self._run(options)
+        fmt = options.get("output")
+        if fmt == "json":
+            text = to_json(outcome)
+        elif fmt == "yaml":
+            text = to_yaml(outcome)
+        else:
+            text = human_report(outcome)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        sys.exit(outcome.exit_code)
+
+    def _run(self, options) -> Outcome:
+        try:
+            gates, gate_warnings = parse_gates(options.get("feature_gates"))
+        except GateError as exc:
+            return _invalid(f"--feature-gates: {exc}")
+        try:
+            data = _read_input(options["file"])
+        except OSError as exc:
+            return _invalid(f"cannot read {options['file']}: {exc.strerror or exc}")
+        extra = {}
+        if options.get("max_steps") is not None:
+            extra["max_steps"] = options["max_steps"]
+        if options.get("time_limit") is not None:
+            extra["time_limit"] = options["time_limit"]
+        _, outcome = allocate_text(
+            data, node_name=options.get("node"), gates=ComponentGates.uniform(gates), **extra
+        )
+        outcome.warnings = [Problem(w, severity=WARNING) for w in gate_warnings] + outcome.warnings
+        return outcome
+
+
+def _read_input(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    with open(name, "rb") as handle:
+        return handle.read(MAX_INPUT_BYTES + 1)
+
+
+def _invalid(message: str) -> Outcome:
+    return Outcome(INVALID, message=message, problems=[Problem(message)])
