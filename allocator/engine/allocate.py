@@ -179,11 +179,15 @@ class Allocator:
         self.why = None  # reason for the last refusal (explanations)
         self.pool_of_slice: dict = {}
         self.slice_of_device: dict = {}
+        # Candidate order: pools in order, their device slices by name, devices as listed.
+        self.candidates: list[Device] = []
         for pool in pools:
             for s in pool.device_slices:
                 self.pool_of_slice[id(s)] = pool
                 for d in s.devices:
                     self.slice_of_device[id(d)] = s
+                    if pool.usable:
+                        self.candidates.append(d)
 
     # -- setup -------------------------------------------------------------------------
 
@@ -547,14 +551,14 @@ class Allocator:
         if self.deadline is not None and self.steps % 256 == 0 and time.monotonic() > self.deadline:
             raise SearchLimit(f"search gave up after {self.steps} steps: time limit reached", self.steps)
 
-    def _one(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: tuple) -> bool:
+    def _one(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> bool:
         self._tick()
         if ci == len(self.claims):
             return True
         claim = self.claims[ci]
         if ri == len(claim.requests):
             try:
-                return self._one(ci + 1, 0, 0, 0, False, (0, 0, 0))
+                return self._one(ci + 1, 0, 0, 0, False, 0)
             except _MaxSize:
                 return False
         request = claim.requests[ri]
@@ -562,7 +566,7 @@ class Allocator:
             all_exceeded = True
             for sub_index in range(len(request.first_available)):
                 try:
-                    ok = self._one(ci, ri, sub_index, 0, True, (0, 0, 0))
+                    ok = self._one(ci, ri, sub_index, 0, True, 0)
                 except _MaxSize:
                     continue
                 all_exceeded = False
@@ -576,7 +580,7 @@ class Allocator:
         if rd.all_mode and not rd.all_devices:
             return False
         if k >= rd.num_devices:
-            return self._one(ci, ri + 1, 0, 0, False, (0, 0, 0))
+            return self._one(ci, ri + 1, 0, 0, False, 0)
         if rd.num_devices - k > MAX_RESULTS - len(self.results[ci]):
             raise _MaxSize()
         if rd.all_mode:
@@ -584,7 +588,7 @@ class Allocator:
             if undo is None:
                 return False
             try:
-                done = self._one(ci, ri, si, k + 1, in_sub, (0, 0, 0))
+                done = self._one(ci, ri, si, k + 1, in_sub, 0)
             except BaseException:
                 undo()
                 raise
@@ -592,39 +596,32 @@ class Allocator:
                 undo()
             return done
         admin = rd.admin
-        pools = self.pools
-        for p in range(start[0], len(pools)):
-            pool = pools[p]
-            if pool.incomplete or pool.invalid:
+        candidates = self.candidates
+        needed = rd.num_devices - k
+        last = len(candidates) - needed  # later starts cannot yield enough devices
+        for position in range(start, last + 1):
+            device = candidates[position]
+            if admin:
+                pickers = self.allocating.get(device.id)
+                if pickers and ci in pickers:
+                    continue
+            elif self.in_use(device.id):
                 continue
-            s0 = start[1] if p == start[0] else 0
-            slices = pool.device_slices
-            for s in range(s0, len(slices)):
-                devices = slices[s].devices
-                d0 = start[2] if (p == start[0] and s == start[1]) else 0
-                for d in range(d0, len(devices)):
-                    device = devices[d]
-                    if admin:
-                        pickers = self.allocating.get(device.id)
-                        if pickers and ci in pickers:
-                            continue
-                    elif self.in_use(device.id):
-                        continue
-                    if not self.selectable(rd, device):
-                        continue
-                    if self.features.consumable_capacity and self._capacity_refusal(rd, device) is not None:
-                        continue
-                    undo = self.allocate_device(rd, device, must=False)
-                    if undo is None:
-                        continue
-                    try:
-                        done = self._one(ci, ri, si, k + 1, in_sub, (p, s, d + 1))
-                    except BaseException:
-                        undo()
-                        raise
-                    if done:
-                        return True
-                    undo()
+            if not self.selectable(rd, device):
+                continue
+            if self.features.consumable_capacity and self._capacity_refusal(rd, device) is not None:
+                continue
+            undo = self.allocate_device(rd, device, must=False)
+            if undo is None:
+                continue
+            try:
+                done = self._one(ci, ri, si, k + 1, in_sub, position + 1)
+            except BaseException:
+                undo()
+                raise
+            if done:
+                return True
+            undo()
         return False
 
     def run(self) -> bool:
@@ -634,6 +631,6 @@ class Allocator:
         if sys.getrecursionlimit() < depth + 1000:
             sys.setrecursionlimit(depth + 1000)
         try:
-            return self._one(0, 0, 0, 0, False, (0, 0, 0))
+            return self._one(0, 0, 0, 0, False, 0)
         except _MaxSize:
             return False

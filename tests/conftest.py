@@ -1,0 +1,31 @@
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _conformance_dir() -> Path | None:
+    candidates = [
+        os.environ.get("DRA_CONFORMANCE_CASES"),
+        ROOT.parent / "shared" / "conformance" / "cases",
+        "/work/shared/conformance/cases",
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+CONFORMANCE_DIR = _conformance_dir()
+REALWORLD_DIR = next(
+    (p for p in [ROOT.parent / "shared" / "realworld", Path("/work/shared/realworld")] if p.is_dir()), None
+)
+
+
+@pytest.fixture
+def conformance_dir():
+    if CONFORMANCE_DIR is None:
+        pytest.skip("conformance cases not found (set DRA_CONFORMANCE_CASES)")
+    return CONFORMANCE_DIR
