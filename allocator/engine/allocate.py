@@ -18,7 +18,7 @@ from allocator.engine.constraints import DistinctAttribute, MatchAttribute
 from allocator.engine.counters import GroupState, available_counters, first_overdrawn, group_baseline
 from allocator.engine.gates import AllocatorFeatures
 from allocator.engine.nodematch import SelectorError
-from allocator.engine.objects import Device, DeviceRequest, Node, ResourceClaim
+from allocator.engine.objects import LIST_KINDS, Device, DeviceRequest, Node, ResourceClaim
 from allocator.engine.pools import Pool, device_matches_node
 from allocator.engine.selectors import DeviceInputError, device_input, runtime_message
 
@@ -599,6 +599,8 @@ class Allocator:
         candidates = self.candidates
         needed = rd.num_devices - k
         last = len(candidates) - needed  # later starts cannot yield enough devices
+        if needed > 1 and self.constraints[ci] and self._hopeless(rd, ci, start, needed):
+            return False
         for position in range(start, last + 1):
             device = candidates[position]
             if admin:
@@ -622,6 +624,46 @@ class Allocator:
             if done:
                 return True
             undo()
+        return False
+
+    def _hopeless(self, rd: RequestData, ci: int, start: int, needed: int) -> bool:
+        """Exact pruning: a constraint leaves fewer usable values than devices still needed.
+
+        Only scalar values of a single kind are reasoned about; anything else
+        (lists, mixed kinds) is left to the plain search so results stay exact.
+        """
+        for constraint in self.constraints[ci]:
+            if constraint.list_types or not constraint.covers(rd.request.name, rd.parent_name):
+                continue
+            if isinstance(constraint, DistinctAttribute):
+                taken = [v for v in constraint.stack if v is not None]
+                kinds = {v.kind for v in taken}
+                values = set()
+                for device in self.candidates[start:]:
+                    value = constraint.value_of(rd, device)
+                    if value is None or value.kind is None:
+                        continue
+                    kinds.add(value.kind)
+                    values.add(value.value)
+                if len(kinds) > 1 or any(k in LIST_KINDS for k in kinds):
+                    continue
+                free = values - {v.value for v in taken}
+                if len(free) < needed:
+                    return True
+            elif isinstance(constraint, MatchAttribute):
+                fixed = constraint.state()
+                if fixed is None or fixed[1] is None or fixed[1].kind is None or fixed[1].is_list:
+                    continue
+                first = fixed[1]
+                matching = 0
+                for device in self.candidates[start:]:
+                    value = constraint.value_of(rd, device)
+                    if value is not None and value.kind == first.kind and value.value == first.value:
+                        matching += 1
+                        if matching >= needed:
+                            break
+                if matching < needed:
+                    return True
         return False
 
     def run(self) -> bool:

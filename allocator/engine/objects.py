@@ -22,7 +22,7 @@ LIST_KINDS = ("ints", "bools", "strings", "versions")
 LIST_ELEMENT = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # read-only by convention; frozen is slow for 10k+ devices
 class AttributeValue:
     """One device attribute: its kind as written (`int`, `strings`, ...) and the value.
 
@@ -225,13 +225,13 @@ class RequestPolicy:
     valid_range: tuple | None  # (min, max|None, step|None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # read-only by convention; frozen is slow for 10k+ devices
 class Capacity:
     value: Quantity
     policy: RequestPolicy | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # read-only by convention; frozen is slow for 10k+ devices
 class CounterConsumption:
     counter_set: str
     counters: dict  # name -> Quantity
@@ -244,7 +244,7 @@ class CounterSet:
     counters: dict  # name -> Quantity
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # read-only by convention; frozen is slow for 10k+ devices
 class Device:
     name: str
     driver: str
@@ -272,7 +272,7 @@ class Device:
         return f"{self.driver}/{self.pool}/{self.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)  # read-only by convention; frozen is slow for 10k+ devices
 class ResourceSlice:
     name: str
     driver: str

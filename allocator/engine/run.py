@@ -235,5 +235,6 @@ def allocate_text(
     gates: ComponentGates | None = None,
     **options,
 ) -> tuple[Scenario, Outcome]:
-    scenario = read_scenario(text)
+    apiserver = gates.apiserver if gates is not None and options.pop("replay_create", False) else None
+    scenario = read_scenario(text, apiserver_gates=apiserver)
     return scenario, allocate(scenario, node_name=node_name, gates=gates, **options)

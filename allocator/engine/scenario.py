@@ -5,6 +5,8 @@ import functools
 from dataclasses import dataclass, field
 
 from allocator.engine import cel
+from allocator.engine.apiserver import drop_disabled_fields
+from allocator.engine.gates import FeatureGates
 from allocator.engine.loader import Loaded, load_scenario
 from allocator.engine.objects import (
     DeviceClass,
@@ -81,7 +83,9 @@ def _lenient(path: tuple, message: str) -> bool:
     return bool(path) and path[-1] == "counters" and message.startswith("Required value")
 
 
-def read_scenario(text: str | bytes) -> Scenario:
+def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = None) -> Scenario:
+    """Load and check a scenario. With `apiserver_gates`, objects are created afresh under those
+    gates (gated fields dropped, as a skewed kube-apiserver would); otherwise they count as stored."""
     loaded = load_scenario(text)
     scenario = Scenario(loaded=loaded)
     scenario.problems.extend(loaded.problems)
@@ -102,6 +106,12 @@ def read_scenario(text: str | bytes) -> Scenario:
             else:
                 ignored[f"{api_version} {kind}"] = ignored.get(f"{api_version} {kind}", 0) + 1
             continue
+        if apiserver_gates is not None:
+            data, dropped = drop_disabled_fields(data, apiserver_gates)
+            for path, gate in dropped:
+                scenario.problems.append(Problem(
+                    f"dropped on create: the kube-apiserver has {gate} disabled",
+                    kind=kind, name=name, path=path, severity=WARNING, ref=raw.ref))
         field_errors = validate(data, cel_check=cel_check)
         bad = False
         for fe in field_errors:

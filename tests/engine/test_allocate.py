@@ -61,13 +61,29 @@ def test_exhaustive_failure_is_pruned_instead_of_running_for_seconds():
 
 
 def test_step_budget_is_reported_as_giving_up_not_as_unsatisfiable():
-    # Every pair of devices has different values, so matchAttribute forces a full search.
-    devices = [dev(f"d{i}", rack=f"r{i}") for i in range(24)]
+    # The second request can never be met, so every combination for the first one is tried.
+    devices = [dev(f"d{i}", type="small") for i in range(30)]
     objects = [gpu_class(), node(), slice_("s", devices),
-               claim("c", [request(count=3)], constraints=[{"matchAttribute": "gpu.example.com/rack"}])]
+               claim("c", [request("many", count=10), request("big", selectors=[{"cel": {"expression": BIG}}])])]
     outcome = run(objects, max_steps=500)
     assert outcome.outcome == "unsatisfiable"
     assert "search gave up after 500 steps" in outcome.message
+
+
+def test_distinct_values_fewer_than_wanted_are_pruned():
+    devices = [dev(f"d{i}", numa=i % 15) for i in range(30)]
+    objects = [gpu_class(), node(), slice_("s", devices),
+               claim("c", [request(count=16)], constraints=[{"distinctAttribute": "gpu.example.com/numa"}])]
+    outcome = run(objects, max_steps=20_000)
+    assert outcome.message == "cannot allocate all claims"
+
+
+def test_match_attribute_with_all_values_different_is_pruned():
+    devices = [dev(f"d{i}", rack=f"r{i}") for i in range(200)]
+    objects = [gpu_class(), node(), slice_("s", devices),
+               claim("c", [request(count=3)], constraints=[{"matchAttribute": "gpu.example.com/rack"}])]
+    outcome = run(objects, max_steps=20_000)
+    assert outcome.message == "cannot allocate all claims"
 
 
 def test_devices_picked_for_an_earlier_claim_are_unavailable_to_later_claims():
