@@ -1,0 +1,1968 @@
+"""What the Kubernetes apiserver would reject, for the kinds a scenario holds.
+
+`validate` takes one object exactly as YAML parsed it (plain dicts, lists and
+scalars, any of which may be of the wrong type) and returns every problem as a
+`FieldError` with a path relative to the object. Three layers, like the
+apiserver:
+
+1. decoding: a value of the wrong JSON type is an error at its path and is not
+   looked into any further;
+2. server-side field validation in "Warn" mode: a field the v1 types do not
+   have is a warning;
+3. the resource.k8s.io validation rules (names, limits, one-of fields, request
+   policies, ...) with the apiserver's limits and message wording.
+
+Defaults the apiserver applies before validating are honoured (an empty
+allocation mode is ExactCount, count 0 becomes 1, an empty toleration operator
+is Equal, metadata of cluster-scoped objects loses its namespace).
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .problems import ERROR, WARNING, field_path
+from .quantity import Quantity, QuantityError
+from .semver import is_semver
+
+RESOURCE_API_VERSION = "resource.k8s.io/v1"
+CORE_API_VERSION = "v1"
+
+# API limits (resource.k8s.io/v1).
+REQUESTS_MAX = 32
+SUBREQUESTS_MAX = 8
+CONSTRAINTS_MAX = 32
+CONFIG_MAX = 32
+ALLOCATION_CONFIG_MAX = 2 * CONFIG_MAX  # class and claim configuration
+RESULTS_MAX = 32
+SELECTORS_MAX = 32
+TOLERATIONS_MAX = 16
+DERIVED_ATTRIBUTES_MAX = 32
+TAINTS_MAX = 16
+DEVICES_MAX = 128
+DEVICES_MAX_ADVANCED = 64  # with taints, counter consumption or list attributes
+COUNTER_SETS_MAX = 8
+COUNTERS_PER_SET_MAX = 32
+CONSUMPTIONS_PER_DEVICE_MAX = 2
+COUNTERS_PER_CONSUMPTION_MAX = 32
+COMPATIBILITY_GROUPS_MAX = 2
+ATTRIBUTES_AND_CAPACITIES_MAX = 32
+ATTRIBUTE_VALUES_MAX = 48
+ATTRIBUTE_VALUE_MAX_LENGTH = 64
+BINDING_CONDITIONS_MAX = 4
+VALID_VALUES_MAX = 10
+CEL_EXPRESSION_MAX_LENGTH = 10 * 1024
+OPAQUE_PARAMETERS_MAX_LENGTH = 10 * 1024
+DRIVER_NAME_MAX_LENGTH = 63
+POOL_NAME_MAX_LENGTH = 253
+C_IDENTIFIER_MAX_LENGTH = 32
+ANNOTATIONS_MAX_BYTES = 256 * 1024
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
+
+ALLOCATION_MODES = ("All", "ExactCount")
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+SKIP_NODE_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")
+CONFIG_SOURCES = ("FromClaim", "FromClass")
+NODE_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+NODE_PREPARE_MESSAGE = "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One problem: where in the object (keys and list indexes) and what."""
+
+    path: tuple
+    message: str
+    severity: str = ERROR
+
+
+# Given a CEL expression: None if it compiles within the cost limit,
+# ("invalid", detail) for a compile error, ("forbidden", detail) for cost.
+CelCheck = Callable[[str], "tuple[str, str] | None"]
+
+
+def validate(obj: dict, *, cel_check: CelCheck | None = None) -> list[FieldError]:
+    """Every problem the apiserver would report for `obj` (errors and warnings)."""
+    if not isinstance(obj, dict):
+        return [FieldError((), f"Invalid value: {_show(obj)}: expected object")]
+    kind = obj.get("kind")
+    if kind == "List":
+        return _validate_list(obj, cel_check)
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        return []  # not a kind the playground reads; the scenario loader reports it
+    checker = _Checker(kind, cel_check)
+    handler(checker, obj)
+    return checker.problems
+
+
+def _validate_list(obj: dict, cel_check) -> list[FieldError]:
+    items = obj.get("items")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        return [FieldError(("items",), f"Invalid value: {_show(items)}: expected array")]
+    problems = []
+    for index, item in enumerate(items):
+        if isinstance(item, dict) and item.get("kind") == "List":
+            continue  # kubectl never nests lists; nothing sensible to check
+        for problem in validate(item, cel_check=cel_check):
+            problems.append(FieldError(("items", index) + problem.path, problem.message, problem.severity))
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# Name formats and their messages (apimachinery wording)
+
+_DNS_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_SUBDOMAIN_FMT = _DNS_LABEL_FMT + "(\\." + _DNS_LABEL_FMT + ")*"
+_DNS_LABEL_RE = re.compile(_DNS_LABEL_FMT)
+_DNS_SUBDOMAIN_RE = re.compile(_DNS_SUBDOMAIN_FMT)
+_DNS_LABEL_MESSAGE = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS_SUBDOMAIN_MESSAGE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
+_LABEL_KEY_MESSAGE = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_LABEL_VALUE_MESSAGE = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_C_IDENTIFIER_FMT = "[A-Za-z_][A-Za-z0-9_]*"
+_C_IDENTIFIER_RE = re.compile(_C_IDENTIFIER_FMT)
+_C_IDENTIFIER_MESSAGE = (
+    "a valid C identifier must start with alphabetic character or '_', "
+    "followed by a string of alphanumeric characters or '_'"
+)
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _regex_error(message: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{message} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{example}', " for example in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def _max_length_error(limit: int) -> str:
+    return f"must be no more than {limit} characters"
+
+
+def _nbytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def dns_label_errors(value: str) -> list[str]:
+    errors = []
+    if _nbytes(value) > 63:
+        errors.append(_max_length_error(63))
+    if not _DNS_LABEL_RE.fullmatch(value):
+        if _DNS_SUBDOMAIN_RE.fullmatch(value):
+            errors.append("must not contain dots")
+        else:
+            errors.append(_regex_error(_DNS_LABEL_MESSAGE, _DNS_LABEL_FMT, "my-name", "123-abc"))
+    return errors
+
+
+def dns_subdomain_errors(value: str) -> list[str]:
+    errors = []
+    if _nbytes(value) > 253:
+        errors.append(_max_length_error(253))
+    if not _DNS_SUBDOMAIN_RE.fullmatch(value):
+        errors.append(_regex_error(_DNS_SUBDOMAIN_MESSAGE, _DNS_SUBDOMAIN_FMT, "example.com"))
+    return errors
+
+
+def label_key_errors(value: str) -> list[str]:
+    """Label key ("qualified name"): optional DNS-subdomain prefix, '/', name."""
+    parts = value.split("/")
+    errors = []
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend("prefix part " + message for message in dns_subdomain_errors(prefix))
+    else:
+        return [
+            "a valid label key "
+            + _regex_error(_LABEL_KEY_MESSAGE, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif _nbytes(name) > 63:
+        errors.append("name part " + _max_length_error(63))
+    if not _LABEL_KEY_RE.fullmatch(name):
+        errors.append("name part " + _regex_error(_LABEL_KEY_MESSAGE, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    errors = []
+    if _nbytes(value) > 63:
+        errors.append(_max_length_error(63))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errors.append(_regex_error(_LABEL_VALUE_MESSAGE, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errors
+
+
+def c_identifier_errors(value: str) -> list[str]:
+    if _C_IDENTIFIER_RE.fullmatch(value):
+        return []
+    return [_regex_error(_C_IDENTIFIER_MESSAGE, _C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName")]
+
+
+def _is_semver(text: str) -> bool:
+    return text.isascii() and is_semver(text)
+
+
+def _uuid_error(text: str) -> str | None:
+    """The apiserver's complaint about a share ID, or None if it is a normalized UUID."""
+
+    def canonical(s: str) -> bool:
+        return (
+            len(s) == 36
+            and all(s[i] == "-" for i in (8, 13, 18, 23))
+            and all(c in _HEX for i, c in enumerate(s) if i not in (8, 13, 18, 23))
+        )
+
+    length = len(text)
+    if length == 36:
+        parseable = canonical(text)
+    elif length == 38:
+        parseable = text[0] == "{" and text[-1] == "}" and canonical(text[1:-1])
+    elif length == 45:
+        parseable = text[:9].lower() == "urn:uuid:" and canonical(text[9:])
+    elif length == 32:
+        parseable = all(c in _HEX for c in text)
+    else:
+        return f"error validating uid: invalid UUID length: {length}"
+    if not parseable:
+        return "error validating uid: invalid UUID format"
+    if length != 36 or text != text.lower():
+        return (
+            "uid must be in RFC 4122 normalized form, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` "
+            "with lowercase hexadecimal characters"
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Rendering values the way field errors print them
+
+def _show(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return json.dumps(value.isoformat())
+    if isinstance(value, Quantity):
+        return json.dumps(str(value))
+    if isinstance(value, (dict, list)):
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        except (ValueError, TypeError, RecursionError):
+            text = "{...}" if isinstance(value, dict) else "[...]"
+        return text if len(text) <= 80 else text[:77] + "..."
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _key_str(key) -> str:
+    """A mapping key as JSON sees it once YAML has been converted."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, (datetime.date, datetime.datetime)):
+        return key.isoformat()
+    return str(key)
+
+
+# ---------------------------------------------------------------------------
+# Field sets of the v1 types (for unknown-field warnings)
+
+_OBJECT_META_FIELDS = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+    "annotations", "ownerReferences", "finalizers", "managedFields",
+})
+_TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec"})
+_TOP_FIELDS_WITH_STATUS = _TOP_FIELDS | {"status"}
+_SLICE_SPEC_FIELDS = frozenset({
+    "driver", "pool", "nodeName", "nodeSelector", "allNodes", "devices", "perDeviceNodeSelection",
+    "sharedCounters", "partitionTypeAttribute", "skipNodeOperations",
+})
+_POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
+_COUNTER_SET_FIELDS = frozenset({"name", "counters"})
+_COUNTER_FIELDS = frozenset({"value"})
+_DEVICE_FIELDS = frozenset({
+    "name", "attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes",
+    "taints", "bindsToNode", "bindingConditions", "bindingFailureConditions",
+    "allowMultipleAllocations", "nodeAllocatableResources",
+})
+_NODE_ALLOCATABLE_FIELDS = frozenset({"mapping", "overhead"})
+_NODE_ALLOCATABLE_MAPPING_FIELDS = frozenset({"capacityKey", "capacityMultiplier", "deviceMultiplier"})
+_NODE_ALLOCATABLE_OVERHEAD_FIELDS = frozenset({"perPod", "perContainer"})
+_CONSUMPTION_FIELDS = frozenset({"counterSet", "counters", "compatibilityGroups"})
+_CAPACITY_FIELDS = frozenset({"value", "requestPolicy"})
+_REQUEST_POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
+_RANGE_FIELDS = frozenset({"min", "max", "step"})
+_ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
+_LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
+_TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
+_NODE_SELECTOR_FIELDS = frozenset({"nodeSelectorTerms"})
+_TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
+_REQUIREMENT_FIELDS = frozenset({"key", "operator", "values"})
+_CLAIM_SPEC_FIELDS = frozenset({"devices"})
+_DEVICE_CLAIM_FIELDS = frozenset({"requests", "constraints", "config"})
+_REQUEST_FIELDS = frozenset({"name", "exactly", "firstAvailable"})
+_EXACT_FIELDS = frozenset({
+    "deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations",
+    "capacity", "derivedAttributes",
+})
+_SUBREQUEST_FIELDS = (_EXACT_FIELDS - {"adminAccess"}) | {"name"}
+_CAPACITY_REQUIREMENTS_FIELDS = frozenset({"requests"})
+_SELECTOR_FIELDS = frozenset({"cel"})
+_CEL_FIELDS = frozenset({"expression"})
+_DERIVED_FIELDS = frozenset({"name", "expression"})
+_CONSTRAINT_FIELDS = frozenset({"requests", "matchAttribute", "distinctAttribute"})
+_CLAIM_CONFIG_FIELDS = frozenset({"requests", "opaque"})
+_CLASS_CONFIG_FIELDS = frozenset({"opaque"})
+_OPAQUE_FIELDS = frozenset({"driver", "parameters"})
+_TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
+_ALLOCATION_FIELDS = frozenset({"devices", "nodeSelector", "allocationTimestamp"})
+_ALLOCATION_DEVICES_FIELDS = frozenset({"results", "config"})
+_RESULT_FIELDS = frozenset({
+    "request", "driver", "pool", "device", "adminAccess", "tolerations", "bindingConditions",
+    "bindingFailureConditions", "shareID", "consumedCapacity", "skipNodeOperations",
+})
+_ALLOCATION_CONFIG_FIELDS = frozenset({"source", "requests", "opaque"})
+_CLASS_SPEC_FIELDS = frozenset({"selectors", "config", "extendedResourceName"})
+_TEMPLATE_SPEC_FIELDS = frozenset({"metadata", "spec"})
+_POD_CLAIM_FIELDS = frozenset({"name", "resourceClaimName", "resourceClaimTemplateName"})
+
+
+class _Checker:
+    """Collects the problems of one object while walking it."""
+
+    def __init__(self, kind: str, cel_check: CelCheck | None):
+        self.kind = kind
+        self.cel_check = cel_check
+        self.problems: list[FieldError] = []
+
+    # -- recording ----------------------------------------------------------
+
+    def add(self, path: tuple, message: str, severity: str = ERROR) -> None:
+        self.problems.append(FieldError(tuple(path), message, severity))
+
+    def invalid(self, path, value, detail: str = "") -> None:
+        self.add(path, f"Invalid value: {_show(value)}" + (f": {detail}" if detail else ""))
+
+    def invalid_each(self, path, value, details: list[str]) -> None:
+        for detail in details:
+            self.invalid(path, value, detail)
+
+    def required(self, path, detail: str = "") -> None:
+        self.add(path, "Required value" + (f": {detail}" if detail else ""))
+
+    def forbidden(self, path, detail: str) -> None:
+        self.add(path, f"Forbidden: {detail}")
+
+    def too_long(self, path, limit: int) -> None:
+        self.add(path, f"Too long: may not be more than {limit} bytes")
+
+    def too_many(self, path, actual: int, limit: int) -> None:
+        self.add(path, f"Too many: {actual}: must have at most {limit} items")
+
+    def duplicate(self, path, value) -> None:
+        self.add(path, f"Duplicate value: {_show(value)}")
+
+    def unsupported(self, path, value, supported) -> None:
+        choices = ", ".join(json.dumps(choice) for choice in supported)
+        self.add(path, f"Unsupported value: {_show(value)}: supported values: {choices}")
+
+    def not_found(self, path, value) -> None:
+        self.add(path, f"Not found: {_show(value)}")
+
+    def warn(self, path, message: str) -> None:
+        self.add(path, message, WARNING)
+
+    def type_error(self, path, value, expected: str) -> None:
+        self.add(path, f"Invalid value: {_show(value)}: expected {expected}")
+
+    # -- decoding -----------------------------------------------------------
+    # Each `as_*` returns the value when it has the right type, None when it is
+    # absent (null) or of the wrong type; the latter is reported here.
+
+    def as_object(self, value, path) -> dict | None:
+        if value is None or isinstance(value, dict):
+            return value
+        self.type_error(path, value, "object")
+        return None
+
+    def as_array(self, value, path) -> list | None:
+        if value is None or isinstance(value, list):
+            return value
+        self.type_error(path, value, "array")
+        return None
+
+    def as_string(self, value, path) -> str | None:
+        if value is None or isinstance(value, str):
+            return value
+        if isinstance(value, datetime.date):  # YAML timestamps; JSON keeps them as text
+            return value.isoformat()
+        self.type_error(path, value, "string")
+        return None
+
+    def as_int(self, value, path) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            if _INT64_MIN <= value <= _INT64_MAX:
+                return value
+            self.type_error(path, value, "a 64-bit integer")
+            return None
+        self.type_error(path, value, "integer")
+        return None
+
+    def as_bool(self, value, path) -> bool | None:
+        if value is None or isinstance(value, bool):
+            return value
+        self.type_error(path, value, "boolean")
+        return None
+
+    def as_quantity(self, value, path) -> Quantity | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            self.type_error(path, value, "quantity")
+            return None
+        try:
+            return Quantity.parse(value)
+        except QuantityError as err:
+            self.invalid(path, value, str(err))
+            return None
+
+    def obj(self, d: dict, key: str, path) -> dict | None:
+        return self.as_object(d.get(key), path + (key,))
+
+    def array(self, d: dict, key: str, path) -> list | None:
+        return self.as_array(d.get(key), path + (key,))
+
+    def string(self, d: dict, key: str, path) -> str | None:
+        return self.as_string(d.get(key), path + (key,))
+
+    def integer(self, d: dict, key: str, path) -> int | None:
+        return self.as_int(d.get(key), path + (key,))
+
+    def boolean(self, d: dict, key: str, path) -> bool | None:
+        return self.as_bool(d.get(key), path + (key,))
+
+    def quantity(self, d: dict, key: str, path) -> Quantity | None:
+        return self.as_quantity(d.get(key), path + (key,))
+
+    def required_string(self, d: dict, key: str, path) -> str | None:
+        """The non-empty string at `key`; reports Required when it is missing or empty."""
+        raw = d.get(key)
+        if raw is None or raw == "":
+            self.required(path + (key,))
+            return None
+        return self.as_string(raw, path + (key,))
+
+    def items(self, values: list, path, *, null_as=None):
+        """(index, item path, item) for a list; null items become `null_as` (Go's zero value)."""
+        for index, item in enumerate(values):
+            yield index, path + (index,), (null_as if item is None else item)
+
+    def object_items(self, values: list, path):
+        """(index, item path, object) for a list of objects, skipping ill-typed items."""
+        for index, item_path, item in self.items(values, path, null_as={}):
+            item = self.as_object(item, item_path)
+            if item is not None:
+                yield index, item_path, item
+
+    def string_items(self, values: list, path):
+        """(index, item path, string) for a list of strings, skipping ill-typed items."""
+        for index, item_path, item in self.items(values, path, null_as=""):
+            item = self.as_string(item, item_path)
+            if item is not None:
+                yield index, item_path, item
+
+    def map_items(self, mapping: dict, path):
+        """(key as a string, value path, value) for a map."""
+        for key, value in mapping.items():
+            name = _key_str(key)
+            yield name, path + (name,), value
+
+    def fields(self, d: dict, known, path) -> None:
+        """Warn about keys the v1 type does not have (server-side field validation, Warn mode)."""
+        for key in d:
+            name = _key_str(key)
+            if name not in known:
+                self.warn(path + (name,), f'unknown field "{field_path(path + (name,))}"')
+
+    # -- names ----------------------------------------------------------------
+
+    def dns_label(self, value: str, path) -> None:
+        self.invalid_each(path, value, dns_label_errors(value))
+
+    def dns_subdomain(self, value: str, path) -> None:
+        self.invalid_each(path, value, dns_subdomain_errors(value))
+
+    def label_name(self, value: str, path) -> None:
+        self.invalid_each(path, value, label_key_errors(value))
+
+    def label_value(self, value: str, path) -> None:
+        self.invalid_each(path, value, label_value_errors(value))
+
+    def required_dns_label(self, d: dict, key: str, path) -> str | None:
+        value = self.required_string(d, key, path)
+        if value is not None:
+            self.dns_label(value, path + (key,))
+        return value
+
+    def driver_name(self, value: str | None, path) -> None:
+        """CSI driver name rules: required, at most 63 bytes, lower-cased form a DNS subdomain."""
+        if not value:
+            self.required(path)
+            return
+        if _nbytes(value) > DRIVER_NAME_MAX_LENGTH:
+            self.too_long(path, DRIVER_NAME_MAX_LENGTH)
+        self.invalid_each(path, value, dns_subdomain_errors(value.lower()))
+
+    def pool_name(self, value: str | None, path) -> None:
+        if not value:
+            self.required(path)
+            return
+        if _nbytes(value) > POOL_NAME_MAX_LENGTH:
+            self.too_long(path, POOL_NAME_MAX_LENGTH)
+        for part in value.split("/"):
+            self.dns_subdomain(part, path)
+
+    def c_identifier(self, value: str, path) -> None:
+        if _nbytes(value) > C_IDENTIFIER_MAX_LENGTH:
+            self.too_long(path, C_IDENTIFIER_MAX_LENGTH)
+        self.invalid_each(path, value, c_identifier_errors(value))
+
+    def qualified_name(self, name: str, path) -> None:
+        """Attribute / capacity name: `identifier` or `domain/identifier`."""
+        parts = name.split("/")
+        if len(parts) == 1:
+            self.c_identifier(parts[0], path)
+        elif len(parts) == 2:
+            domain, identifier = parts
+            if not domain:
+                self.invalid(path, "", "the domain must not be empty")
+            else:
+                self.driver_name(domain, path)
+            if not identifier:
+                self.invalid(path, "", "the name must not be empty")
+            else:
+                self.c_identifier(identifier, path)
+        else:
+            self.invalid(path, name, "must not contain more than one slash")
+
+    def fully_qualified_name(self, name: str, path) -> None:
+        self.qualified_name(name, path)
+        if "/" not in name:
+            self.invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash")
+
+    # -- metadata -------------------------------------------------------------
+
+    def metadata(self, obj: dict, *, namespaced: bool) -> None:
+        path = ("metadata",)
+        meta = self.obj(obj, "metadata", ())
+        if meta is None:
+            if obj.get("metadata") is None:
+                self.required(path + ("name",), "name or generateName is required")
+            return
+        self.fields(meta, _OBJECT_META_FIELDS, path)
+        name = self.string(meta, "name", path)
+        generate_name = self.string(meta, "generateName", path)
+        if name:
+            self.dns_subdomain(name, path + ("name",))
+        elif not generate_name and not (meta.get("name") or meta.get("generateName")):
+            self.required(path + ("name",), "name or generateName is required")
+        if generate_name:
+            # A prefix may end in '-': random characters follow it.
+            masked = generate_name[:-1] + "a" if generate_name.endswith("-") else generate_name
+            self.invalid_each(path + ("generateName",), generate_name, dns_subdomain_errors(masked))
+        namespace = self.string(meta, "namespace", path)
+        if namespace:
+            if namespaced:
+                self.dns_label(namespace, path + ("namespace",))
+            else:
+                self.warn(path + ("namespace",), f"ignored: {self.kind} is cluster-scoped")
+        self.labels(meta, path)
+        self.annotations(meta, path)
+
+    def labels(self, meta: dict, path, key: str = "labels") -> None:
+        labels = self.obj(meta, key, path)
+        if not labels:
+            return
+        labels_path = path + (key,)
+        for name, value_path, value in self.map_items(labels, labels_path):
+            # Like the apiserver, both key and value problems are reported on the map.
+            self.label_name(name, labels_path)
+            value = self.as_string("" if value is None else value, value_path)
+            if value is not None:
+                self.label_value(value, labels_path)
+
+    def annotations(self, meta: dict, path) -> None:
+        annotations = self.obj(meta, "annotations", path)
+        if not annotations:
+            return
+        annotations_path = path + ("annotations",)
+        total = 0
+        for name, value_path, value in self.map_items(annotations, annotations_path):
+            self.invalid_each(annotations_path, name, label_key_errors(name.lower()))
+            value = self.as_string("" if value is None else value, value_path)
+            total += _nbytes(name) + _nbytes(value or "")
+        if total > ANNOTATIONS_MAX_BYTES:
+            self.too_long(annotations_path, ANNOTATIONS_MAX_BYTES)
+
+    def api_version(self, obj: dict, expected: str) -> bool:
+        """True if the object is in the API version whose shape is validated here."""
+        raw = obj.get("apiVersion")
+        if raw is None or raw == "":
+            self.required(("apiVersion",))
+            return True
+        version = self.as_string(raw, ("apiVersion",))
+        if version is None:
+            return True
+        if version != expected:
+            self.unsupported(("apiVersion",), version, [expected])
+            return False
+        return True
+
+    # -- node selectors -------------------------------------------------------
+
+    def node_selector(self, selector: dict, path) -> list | None:
+        """Validate a NodeSelector; returns its terms (when they are a list)."""
+        self.fields(selector, _NODE_SELECTOR_FIELDS, path)
+        terms_path = path + ("nodeSelectorTerms",)
+        terms = self.array(selector, "nodeSelectorTerms", path)
+        if terms is None:
+            if selector.get("nodeSelectorTerms") is None:
+                self.required(terms_path, "must have at least one node selector term")
+            return None
+        if not terms:
+            self.required(terms_path, "must have at least one node selector term")
+            return terms
+        for _, term_path, term in self.object_items(terms, terms_path):
+            self.fields(term, _TERM_FIELDS, term_path)
+            expressions = self.array(term, "matchExpressions", term_path)
+            for _, req_path, requirement in self.object_items(expressions or [], term_path + ("matchExpressions",)):
+                self.node_selector_requirement(requirement, req_path)
+            match_fields = self.array(term, "matchFields", term_path)
+            for _, req_path, requirement in self.object_items(match_fields or [], term_path + ("matchFields",)):
+                self.node_field_requirement(requirement, req_path)
+        return terms
+
+    def _requirement_parts(self, requirement: dict, path):
+        self.fields(requirement, _REQUIREMENT_FIELDS, path)
+        key = self.string(requirement, "key", path)
+        operator = self.string(requirement, "operator", path)
+        raw_values = requirement.get("values")
+        values = self.array(requirement, "values", path)
+        values_ok = raw_values is None or values is not None
+        strings = list(self.string_items(values or [], path + ("values",)))
+        return key, operator, (values or []), values_ok, strings
+
+    def node_selector_requirement(self, requirement: dict, path) -> None:
+        key, operator, values, values_ok, strings = self._requirement_parts(requirement, path)
+        values_path = path + ("values",)
+        if operator is not None and values_ok:
+            if operator in ("In", "NotIn"):
+                if not values:
+                    self.required(values_path, "must be specified when `operator` is 'In' or 'NotIn'")
+            elif operator in ("Exists", "DoesNotExist"):
+                if values:
+                    self.forbidden(values_path, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+            elif operator in ("Gt", "Lt"):
+                if len(values) != 1:
+                    self.required(values_path, "must be specified single value when `operator` is 'Lt' or 'Gt'")
+            else:
+                self.invalid(path + ("operator",), operator, "not a valid selector operator")
+        if key is not None or requirement.get("key") is None:
+            self.label_name(key or "", path + ("key",))
+        for _, item_path, value in strings:
+            self.label_value(value, item_path)
+
+    def node_field_requirement(self, requirement: dict, path) -> None:
+        key, operator, values, values_ok, strings = self._requirement_parts(requirement, path)
+        if operator is not None and values_ok:
+            if operator in ("In", "NotIn"):
+                if len(values) != 1:
+                    self.required(
+                        path + ("values",),
+                        "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                    )
+            else:
+                self.invalid(path + ("operator",), operator, "not a valid selector operator")
+        if key is None and requirement.get("key") is not None:
+            return
+        if key != "metadata.name":
+            self.invalid(path + ("key",), key or "", "not a valid field selector key")
+            return
+        for _, item_path, value in strings:
+            self.dns_subdomain(value, item_path)
+
+    # -- CEL --------------------------------------------------------------------
+
+    def cel_expression(self, holder: dict, path) -> None:
+        """`holder.expression`: required, bounded in size, and compiled by `cel_check`."""
+        expression_path = path + ("expression",)
+        expression = self.required_string(holder, "expression", path)
+        if expression is None:
+            return
+        if _nbytes(expression) > CEL_EXPRESSION_MAX_LENGTH:
+            self.too_long(expression_path, CEL_EXPRESSION_MAX_LENGTH)
+            return  # the apiserver does not compile oversized expressions
+        if self.cel_check is None:
+            return
+        outcome = self.cel_check(expression)
+        if outcome is None:
+            return
+        kind, detail = outcome
+        if kind == "invalid":
+            self.invalid(expression_path, expression, detail)
+        elif kind == "forbidden":
+            self.forbidden(expression_path, detail)
+        elif kind == "required":
+            self.required(expression_path, detail)
+        else:
+            self.add(expression_path, f"Internal error: {detail}")
+
+    def selectors(self, holder: dict, path) -> None:
+        selectors_path = path + ("selectors",)
+        selectors = self.array(holder, "selectors", path)
+        if not selectors:
+            return
+        if len(selectors) > SELECTORS_MAX:
+            self.too_many(selectors_path, len(selectors), SELECTORS_MAX)
+            return
+        for _, selector_path, selector in self.object_items(selectors, selectors_path):
+            self.fields(selector, _SELECTOR_FIELDS, selector_path)
+            cel = self.obj(selector, "cel", selector_path)
+            if cel is None:
+                if selector.get("cel") is None:
+                    self.required(selector_path + ("cel",))
+                continue
+            self.fields(cel, _CEL_FIELDS, selector_path + ("cel",))
+            self.cel_expression(cel, selector_path + ("cel",))
+
+    # -- configuration ------------------------------------------------------------
+
+    def opaque_config(self, config: dict, path) -> None:
+        """DeviceConfiguration (inlined into its holder): exactly the `opaque` member."""
+        opaque_path = path + ("opaque",)
+        opaque = self.obj(config, "opaque", path)
+        if opaque is None:
+            if config.get("opaque") is None:
+                self.required(opaque_path)
+            return
+        self.fields(opaque, _OPAQUE_FIELDS, opaque_path)
+        driver = self.string(opaque, "driver", opaque_path)
+        if driver is not None or opaque.get("driver") is None:
+            self.driver_name(driver, opaque_path + ("driver",))
+        self.raw_parameters(opaque, opaque_path)
+
+    def raw_parameters(self, opaque: dict, path) -> None:
+        parameters_path = path + ("parameters",)
+        if "parameters" not in opaque or opaque["parameters"] is None:
+            self.required(parameters_path)
+            return
+        parameters = opaque["parameters"]
+        try:
+            raw = json.dumps(parameters, ensure_ascii=False, separators=(",", ":"), default=str)
+        except (ValueError, TypeError, RecursionError):
+            self.invalid(parameters_path, "<value omitted>", "must be a valid JSON object")
+            return
+        if _nbytes(raw) > OPAQUE_PARAMETERS_MAX_LENGTH:
+            self.too_long(parameters_path, OPAQUE_PARAMETERS_MAX_LENGTH)
+        elif not isinstance(parameters, dict):
+            self.invalid(parameters_path, "<value omitted>", "must be a valid JSON object")
+
+    # -- tolerations, taints, binding conditions ---------------------------------
+
+    def device_tolerations(self, holder: dict, path) -> None:
+        tolerations_path = path + ("tolerations",)
+        tolerations = self.array(holder, "tolerations", path)
+        if not tolerations:
+            return
+        if len(tolerations) > TOLERATIONS_MAX:
+            self.too_many(tolerations_path, len(tolerations), TOLERATIONS_MAX)
+            return
+        for _, item_path, toleration in self.object_items(tolerations, tolerations_path):
+            self.device_toleration(toleration, item_path)
+
+    def device_toleration(self, toleration: dict, path) -> None:
+        self.fields(toleration, _TOLERATION_FIELDS, path)
+        key = self.string(toleration, "key", path)
+        if key:
+            self.label_name(key, path + ("key",))
+        operator = self.string(toleration, "operator", path)
+        value = self.string(toleration, "value", path)
+        if operator == "Exists":
+            if value:
+                self.invalid(path + ("value",), value, "must be empty for operator `Exists`")
+        elif operator in ("Equal", "", None):  # an empty operator defaults to Equal
+            if value is not None:
+                self.label_value(value, path + ("value",))
+        else:
+            self.unsupported(path + ("operator",), operator, TOLERATION_OPERATORS)
+        effect = self.string(toleration, "effect", path)
+        if effect and effect not in TAINT_EFFECTS:
+            self.unsupported(path + ("effect",), effect, TAINT_EFFECTS)
+        seconds = self.integer(toleration, "tolerationSeconds", path)
+        if seconds is not None and effect is not None and effect != "NoExecute":
+            # Accepted by the apiserver, but it has no effect.
+            self.warn(path + ("tolerationSeconds",), "ignored: tolerationSeconds only applies to effect NoExecute")
+
+    def device_taint(self, taint: dict, path) -> None:
+        self.fields(taint, _TAINT_FIELDS, path)
+        key = self.string(taint, "key", path)
+        if key is not None or taint.get("key") is None:
+            self.label_name(key or "", path + ("key",))
+        value = self.string(taint, "value", path)
+        if value:
+            self.label_value(value, path + ("value",))
+        effect = self.string(taint, "effect", path)
+        if effect is None and taint.get("effect") is None or effect == "":
+            self.required(path + ("effect",))
+        elif effect is not None and effect not in TAINT_EFFECTS:
+            self.unsupported(path + ("effect",), effect, TAINT_EFFECTS)
+        self.string(taint, "timeAdded", path)
+
+    def binding_conditions(self, holder: dict, path) -> None:
+        lists = {}
+        for key in ("bindingConditions", "bindingFailureConditions"):
+            list_path = path + (key,)
+            values = self.array(holder, key, path) or []
+            if len(values) > BINDING_CONDITIONS_MAX:
+                self.too_many(list_path, len(values), BINDING_CONDITIONS_MAX)
+                strings = [(i, p, v) for i, p, v in self.items(values, list_path, null_as="") if isinstance(v, str)]
+            else:
+                strings = list(self.string_items(values, list_path))
+                for _, item_path, condition in strings:
+                    self.label_name(condition, item_path)
+            lists[key] = (values, strings)
+        conditions, condition_items = lists["bindingConditions"]
+        failures, failure_items = lists["bindingFailureConditions"]
+        seen = set()
+        for _, item_path, condition in condition_items:
+            if condition in seen:
+                self.duplicate(item_path, condition)
+            seen.add(condition)
+        condition_set = seen
+        seen = set()
+        for _, item_path, condition in failure_items:
+            if condition in seen:
+                self.duplicate(item_path, condition)
+            seen.add(condition)
+            if condition in condition_set:
+                self.invalid(item_path, condition, "bindingFailureConditions must not overlap with bindingConditions")
+        if not conditions and failures:
+            detail = "bindingConditions are required to use bindingFailureConditions"
+            self.invalid(path + ("bindingConditions",), conditions, detail)
+        if not failures and conditions:
+            detail = "bindingFailureConditions are required to use bindingConditions"
+            self.invalid(path + ("bindingFailureConditions",), failures, detail)
+
+    def skip_node_operations(self, holder: dict, path) -> None:
+        list_path = path + ("skipNodeOperations",)
+        operations = self.array(holder, "skipNodeOperations", path)
+        if not operations:
+            return
+        seen = []
+        for _, item_path, operation in self.string_items(operations, list_path):
+            if operation in seen:
+                self.duplicate(item_path, operation)
+                continue
+            seen.append(operation)
+            if operation not in SKIP_NODE_OPERATIONS:
+                self.unsupported(item_path, operation, SKIP_NODE_OPERATIONS)
+        if "NodePrepareResources" in seen and "NodeUnprepareResources" not in seen and "*" not in seen:
+            shown = [op for op in operations if isinstance(op, str)]
+            self.invalid(list_path, shown, NODE_PREPARE_MESSAGE)
+
+
+# ---------------------------------------------------------------------------
+# DeviceClass
+
+def _device_class(c: _Checker, obj: dict) -> None:
+    if not c.api_version(obj, RESOURCE_API_VERSION):
+        return
+    c.fields(obj, _TOP_FIELDS, ())
+    c.metadata(obj, namespaced=False)
+    spec = c.obj(obj, "spec", ())
+    if spec is None:
+        return
+    path = ("spec",)
+    c.fields(spec, _CLASS_SPEC_FIELDS, path)
+    c.selectors(spec, path)
+    configs = c.array(spec, "config", path)
+    if configs:
+        if len(configs) > CONFIG_MAX:
+            c.too_many(path + ("config",), len(configs), CONFIG_MAX)
+        else:
+            for _, item_path, config in c.object_items(configs, path + ("config",)):
+                c.fields(config, _CLASS_CONFIG_FIELDS, item_path)
+                c.opaque_config(config, item_path)
+    name = c.string(spec, "extendedResourceName", path)
+    if name is not None and not _is_extended_resource_name(name):
+        c.invalid(path + ("extendedResourceName",), name, "must be a valid extended resource name")
+
+
+def _is_extended_resource_name(name: str) -> bool:
+    # Extended resources live outside the kubernetes.io domain, are not quota
+    # "requests." names, and must still form a label key when quota prefixes them.
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return not label_key_errors("requests." + name)
+
+
+# ---------------------------------------------------------------------------
+# ResourceSlice
+
+def _resource_slice(c: _Checker, obj: dict) -> None:
+    if not c.api_version(obj, RESOURCE_API_VERSION):
+        return
+    c.fields(obj, _TOP_FIELDS, ())
+    c.metadata(obj, namespaced=False)
+    raw_spec = obj.get("spec")
+    spec = c.obj(obj, "spec", ())
+    if spec is None:
+        if raw_spec is None:
+            spec = {}  # a missing spec fails like an empty one
+        else:
+            return
+    _slice_spec(c, spec, ("spec",))
+
+
+def _slice_spec(c: _Checker, spec: dict, path: tuple) -> None:
+    c.fields(spec, _SLICE_SPEC_FIELDS, path)
+    driver = c.string(spec, "driver", path)
+    if driver is not None or spec.get("driver") is None:
+        c.driver_name(driver, path + ("driver",))
+
+    pool_path = path + ("pool",)
+    pool = c.obj(spec, "pool", path)
+    if pool is not None or spec.get("pool") is None:
+        pool = pool or {}
+        c.fields(pool, _POOL_FIELDS, pool_path)
+        name = c.string(pool, "name", pool_path)
+        if name is not None or pool.get("name") is None:
+            c.pool_name(name, pool_path + ("name",))
+        count = c.integer(pool, "resourceSliceCount", pool_path)
+        if (count is not None or pool.get("resourceSliceCount") is None) and (count or 0) <= 0:
+            c.invalid(pool_path + ("resourceSliceCount",), count or 0, "must be greater than zero")
+        generation = c.integer(pool, "generation", pool_path)
+        if generation is not None and generation < 0:
+            c.invalid(pool_path + ("generation",), generation, "must be greater than or equal to zero")
+
+    chosen = []
+    if spec.get("nodeName") is not None:
+        node_name = c.string(spec, "nodeName", path)
+        if node_name == "":
+            c.invalid(path + ("nodeName",), "", "must be either unset or set to a non-empty string")
+        else:
+            chosen.append("`nodeName`")
+            if node_name is not None:
+                c.dns_subdomain(node_name, path + ("nodeName",))
+    if spec.get("nodeSelector") is not None:
+        chosen.append("`nodeSelector`")
+        selector = c.obj(spec, "nodeSelector", path)
+        if selector is not None:
+            terms = c.node_selector(selector, path + ("nodeSelector",))
+            if terms is not None and len(terms) != 1:
+                terms_path = path + ("nodeSelector", "nodeSelectorTerms")
+                c.invalid(terms_path, terms, "must have exactly one node selector term")
+    per_device = False
+    for key in ("allNodes", "perDeviceNodeSelection"):
+        if spec.get(key) is None:
+            continue
+        flag = c.boolean(spec, key, path)
+        if flag is False:
+            c.invalid(path + (key,), False, "must be either unset or set to true")
+        else:
+            chosen.append(f"`{key}`")
+            per_device = per_device or (key == "perDeviceNodeSelection" and flag is True)
+    if not chosen:
+        c.required(path, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
+    elif len(chosen) > 1:
+        c.invalid(
+            path,
+            "{" + ", ".join(chosen) + "}",
+            "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, "
+            "but multiple fields are set",
+        )
+
+    if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
+        c.invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")
+
+    devices = c.array(spec, "devices", path)
+    if devices:
+        _devices(c, devices, path + ("devices",), per_device)
+
+    counter_sets = c.array(spec, "sharedCounters", path)
+    if counter_sets:
+        _counter_sets(c, counter_sets, path + ("sharedCounters",))
+
+    if spec.get("partitionTypeAttribute") is not None:
+        name = c.string(spec, "partitionTypeAttribute", path)
+        if name is not None:
+            _partition_type_attribute(c, name, driver or "", devices or [], path)
+
+    c.skip_node_operations(spec, path)
+
+
+def _has_entries(device, key: str) -> bool:
+    return isinstance(device, dict) and isinstance(device.get(key), list) and len(device[key]) > 0
+
+
+def _has_list_attributes(device) -> bool:
+    attributes = device.get("attributes") if isinstance(device, dict) else None
+    if not isinstance(attributes, dict):
+        return False
+    return any(
+        isinstance(value, dict) and any(value.get(kind) is not None for kind in _LIST_ATTRIBUTE_KINDS)
+        for value in attributes.values()
+    )
+
+
+def _devices(c: _Checker, devices: list, path: tuple, per_device: bool) -> None:
+    advanced = any(
+        _has_entries(device, "taints") or _has_entries(device, "consumesCounters") or _has_list_attributes(device)
+        for device in devices
+    )
+    limit = DEVICES_MAX_ADVANCED if advanced else DEVICES_MAX
+    if len(devices) > limit:
+        c.too_many(path, len(devices), limit)
+        return
+    seen = set()
+    for _, device_path, device in c.object_items(devices, path):
+        _device(c, device, device_path, per_device)
+        name = device.get("name")
+        name = "" if name is None else name
+        if isinstance(name, str):
+            if name in seen:
+                c.duplicate(device_path, name)
+            seen.add(name)
+
+
+def _device(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
+    c.fields(device, _DEVICE_FIELDS, path)
+    name = c.required_string(device, "name", path)
+    if name is not None:
+        c.dns_label(name, path + ("name",))
+    allow_multiple = c.boolean(device, "allowMultipleAllocations", path) is True
+    c.boolean(device, "bindsToNode", path)
+
+    attributes = c.obj(device, "attributes", path) or {}
+    capacities = c.obj(device, "capacity", path) or {}
+    total = len(attributes) + len(capacities)
+    if total > ATTRIBUTES_AND_CAPACITIES_MAX:
+        limit = ATTRIBUTES_AND_CAPACITIES_MAX
+        c.invalid(path, total, f"the total number of attributes and capacities must not exceed {limit}")
+    values = _count_attribute_values(attributes)
+    if values > ATTRIBUTE_VALUES_MAX:
+        c.invalid(path, values, f"the total number of attribute values must not exceed {ATTRIBUTE_VALUES_MAX}")
+
+    attributes_path = path + ("attributes",)
+    for key, attribute_path, attribute in c.map_items(attributes, attributes_path):
+        c.qualified_name(key, attributes_path)
+        attribute = c.as_object({} if attribute is None else attribute, attribute_path)
+        if attribute is not None:
+            _attribute(c, attribute, attribute_path)
+
+    capacity_path = path + ("capacity",)
+    for key, entry_path, entry in c.map_items(capacities, capacity_path):
+        c.qualified_name(key, capacity_path)
+        entry = c.as_object({} if entry is None else entry, entry_path)
+        if entry is not None:
+            _capacity(c, entry, entry_path, allow_multiple)
+
+    taints = c.array(device, "taints", path)
+    if taints:
+        if len(taints) > TAINTS_MAX:
+            c.too_many(path + ("taints",), len(taints), TAINTS_MAX)
+        else:
+            for _, taint_path, taint in c.object_items(taints, path + ("taints",)):
+                c.device_taint(taint, taint_path)
+
+    consumptions = c.array(device, "consumesCounters", path)
+    if consumptions:
+        _consumptions(c, consumptions, path + ("consumesCounters",))
+
+    _device_node_selection(c, device, path, per_device)
+    c.binding_conditions(device, path)
+    _node_allocatable_resources(c, device, capacities, path)
+
+
+def _count_attribute_values(attributes: dict) -> int:
+    count = 0
+    for attribute in attributes.values():
+        if not isinstance(attribute, dict):
+            count += 1
+            continue
+        lists = [attribute.get(kind) for kind in _LIST_ATTRIBUTE_KINDS]
+        listed = sum(len(values) for values in lists if isinstance(values, list))
+        count += listed or 1
+    return count
+
+
+def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
+    c.fields(attribute, _ATTRIBUTE_FIELDS, path)
+    present = [kind for kind in _ATTRIBUTE_FIELDS if attribute.get(kind) is not None]
+    for kind in present:
+        value_path = path + (kind,)
+        raw = attribute[kind]
+        if kind == "int":
+            c.as_int(raw, value_path)
+        elif kind == "bool":
+            c.as_bool(raw, value_path)
+        elif kind in ("string", "version"):
+            text = c.as_string(raw, value_path)
+            if text is not None:
+                _attribute_text(c, text, value_path, kind == "version")
+        else:
+            items = c.as_array(raw, value_path)
+            if items is None:
+                continue
+            if not items:
+                c.invalid(value_path, items, "must not be empty if specified")
+            for _, item_path, item in c.items(items, value_path):
+                if kind == "ints":
+                    c.as_int(item, item_path)
+                elif kind == "bools":
+                    c.as_bool(item, item_path)
+                else:
+                    text = c.as_string("" if item is None else item, item_path)
+                    if text is not None:
+                        _attribute_text(c, text, item_path, kind == "versions")
+    if not present:
+        c.invalid(path, "", "exactly one value must be specified")
+    elif len(present) > 1:
+        c.invalid(path, attribute, "exactly one value must be specified")
+
+
+def _attribute_text(c: _Checker, text: str, path: tuple, is_version: bool) -> None:
+    if is_version and not _is_semver(text):
+        c.invalid(path, text, "must be a string compatible with semver.org spec 2.0.0")
+    if _nbytes(text) > ATTRIBUTE_VALUE_MAX_LENGTH:
+        c.too_long(path, ATTRIBUTE_VALUE_MAX_LENGTH)
+
+
+def _capacity(c: _Checker, entry: dict, path: tuple, allow_multiple: bool) -> None:
+    c.fields(entry, _CAPACITY_FIELDS, path)
+    value = c.quantity(entry, "value", path)
+    if entry.get("requestPolicy") is None:
+        return
+    policy_path = path + ("requestPolicy",)
+    policy = c.obj(entry, "requestPolicy", path)
+    if policy is None:
+        return
+    if not allow_multiple:
+        c.forbidden(policy_path, "allowMultipleAllocations must be true")
+        return
+    if value is None and entry.get("value") is None:
+        value = Quantity.from_int(0)  # an unset value decodes as zero
+    _request_policy(c, policy, policy_path, value)
+
+
+def _request_policy(c: _Checker, policy: dict, path: tuple, capacity: Quantity | None) -> None:
+    c.fields(policy, _REQUEST_POLICY_FIELDS, path)
+    default = c.quantity(policy, "default", path)
+    default_bad = default is None and policy.get("default") is not None
+    raw_values = c.array(policy, "validValues", path)
+    values_path = path + ("validValues",)
+    valid_values = [c.as_quantity(item, item_path) for _, item_path, item in c.items(raw_values or [], values_path)]
+    raw_range = c.obj(policy, "validRange", path)
+    has_range = policy.get("validRange") is not None
+    if raw_values and has_range:
+        c.forbidden(
+            path, 'exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time'
+        )
+        return
+    if capacity is None or default_bad:
+        return  # the arithmetic below needs every operand
+    if raw_values:
+        if default is None:
+            c.required(path + ("default",), "required when validValues is defined")
+        elif all(q is not None for q in valid_values):
+            _valid_values(c, default, capacity, valid_values, values_path)
+    elif has_range:
+        if default is None:
+            c.required(path + ("default",), "required when validRange is defined")
+        elif raw_range is not None:
+            _valid_range(c, default, capacity, raw_range, path + ("validRange",))
+
+
+def _valid_values(c: _Checker, default: Quantity, capacity: Quantity, values: list, path: tuple) -> None:
+    for i in range(len(values) - 1):
+        if values[i] > values[i + 1]:
+            c.invalid(path + (i + 1,), str(values[i + 1]), "values must be sorted in ascending order")
+    found_default = False
+    if len(values) > VALID_VALUES_MAX:
+        c.too_many(path, len(values), VALID_VALUES_MAX)
+    else:
+        seen = set()
+        for index, option in enumerate(values):
+            if option > capacity:
+                c.invalid(path + (index,), str(option), f"option is larger than capacity value: {capacity}")
+            if option == default:
+                found_default = True
+            key = format(option.value.normalize(), "f")  # the exact decimal value
+            if key in seen:
+                c.duplicate(path + (index,), key)
+            seen.add(key)
+    if not found_default:
+        c.invalid(path, str(default), "default value is not valid according to the requestPolicy")
+
+
+def _valid_range(c: _Checker, default: Quantity, capacity: Quantity, bounds: dict, path: tuple) -> None:
+    c.fields(bounds, _RANGE_FIELDS, path)
+    raw = {key: bounds.get(key) for key in ("min", "max", "step")}
+    low, high, step = (c.quantity(bounds, key, path) for key in ("min", "max", "step"))
+    if (high is None and raw["max"] is not None) or (step is None and raw["step"] is not None):
+        return  # reported as a decoding error already
+    if low is None:
+        if raw["min"] is None:
+            c.required(path + ("min",), "required when validRange is defined")
+        return
+    if low > capacity:
+        c.invalid(path + ("min",), str(low), f"min is larger than capacity value: {capacity}")
+    if default < low:
+        c.invalid(path + ("default",), str(default), f"default is less than min: {low}")
+    if high is not None:
+        if low > high:
+            c.invalid(path + ("max",), str(low), f"min is larger than max: {high}")
+        if high > capacity:
+            c.invalid(path + ("max",), str(high), f"max is larger than capacity value: {capacity}")
+        if default > high:
+            c.invalid(path + ("default",), str(default), f"default is more than max: {high}")
+    operands = {"default": default, "min": low, "max": high, "step": step}
+    # With fractional range values (DRAFractionalCapacityRange, on by default)
+    # the step arithmetic works in milli-units, which must be exact.
+    use_milli = any(q is not None and not q.is_integer() for q in operands.values())
+    if use_milli:
+        unsafe = False
+        for name, q in operands.items():
+            if q is not None and not _fits_milli(q):
+                c.invalid(path + (name,), str(q), "value cannot be represented as a milli value")
+                unsafe = True
+        if unsafe:
+            return
+    if step is None:
+        return
+    if step.sign() <= 0:
+        c.invalid(path + ("step",), str(step), "must be greater than zero")
+        return
+    one_step = low.add(step)
+    if one_step > capacity:
+        c.invalid(path + ("step",), str(step), f"one step {one_step} is larger than capacity value: {capacity}")
+    if not use_milli:
+        unsafe = False
+        for name, q in operands.items():
+            if q is None:
+                continue
+            if q.sign() < 0:
+                c.invalid(path + (name,), str(q), "must be greater than or equal to 0")
+                unsafe = True
+            elif q.value > _INT64_MAX:
+                c.invalid(path + (name,), str(q), f"must not be larger than {_INT64_MAX}")
+                unsafe = True
+        if unsafe:
+            return
+    for value in (default, high):
+        if value is None:
+            continue
+        if use_milli:
+            offset, unit = value.milli_value() - low.milli_value(), step.milli_value()
+        else:
+            offset, unit = value.int_value() - low.int_value(), step.int_value()
+        if unit and offset % unit != 0:
+            c.invalid(path + ("step",), str(value), f"value is not a multiple of a given step ({step}) from ({low})")
+
+
+def _fits_milli(q: Quantity) -> bool:
+    milli = q.value * 1000
+    return milli == milli.to_integral_value() and _INT64_MIN <= milli <= _INT64_MAX
+
+
+def _consumptions(c: _Checker, consumptions: list, path: tuple) -> None:
+    if len(consumptions) > CONSUMPTIONS_PER_DEVICE_MAX:
+        c.too_many(path, len(consumptions), CONSUMPTIONS_PER_DEVICE_MAX)
+        return
+    seen = set()
+    for _, item_path, consumption in c.object_items(consumptions, path):
+        c.fields(consumption, _CONSUMPTION_FIELDS, item_path)
+        counter_set = c.required_dns_label(consumption, "counterSet", item_path)
+        _counters(c, consumption, item_path, COUNTERS_PER_CONSUMPTION_MAX)
+        _compatibility_groups(c, consumption, item_path)
+        key = counter_set if counter_set is not None else _empty_name(consumption, "counterSet")
+        if key is not None:
+            if key in seen:
+                c.duplicate(item_path, key)
+            seen.add(key)
+
+
+def _counters(c: _Checker, holder: dict, path: tuple, limit: int) -> None:
+    counters_path = path + ("counters",)
+    counters = c.obj(holder, "counters", path)
+    if counters is None:
+        if holder.get("counters") is None:
+            c.required(counters_path)
+        return
+    if not counters:
+        c.required(counters_path)
+        return
+    if len(counters) > limit:
+        c.too_many(counters_path, len(counters), limit)
+        return
+    for name, counter_path, counter in c.map_items(counters, counters_path):
+        c.dns_label(name, counters_path)
+        counter = c.as_object({} if counter is None else counter, counter_path)
+        if counter is not None:
+            c.fields(counter, _COUNTER_FIELDS, counter_path)
+            c.quantity(counter, "value", counter_path)  # any quantity is a valid counter
+
+
+def _empty_name(holder: dict, key: str) -> str | None:
+    """The empty name when it is unset or empty (it still counts for uniqueness); None when ill-typed."""
+    return "" if holder.get(key) in (None, "") else None
+
+
+def _compatibility_groups(c: _Checker, consumption: dict, path: tuple) -> None:
+    groups_path = path + ("compatibilityGroups",)
+    groups = c.array(consumption, "compatibilityGroups", path)
+    if not groups:
+        return
+    if len(groups) > COMPATIBILITY_GROUPS_MAX:
+        c.too_many(groups_path, len(groups), COMPATIBILITY_GROUPS_MAX)
+    seen = set()
+    for _, item_path, group in c.string_items(groups, groups_path):
+        c.dns_label(group, item_path)
+        if group in seen:
+            c.duplicate(item_path, group)
+        seen.add(group)
+
+
+def _device_node_selection(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
+    if not per_device:
+        if any(device.get(key) is not None for key in ("nodeName", "nodeSelector", "allNodes")):
+            c.invalid(
+                path,
+                None,
+                "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` "
+                "is set to true in the ResourceSlice spec",
+            )
+        return
+    chosen = []
+    if device.get("nodeName") is not None:
+        node_name = c.string(device, "nodeName", path)
+        if node_name == "":
+            c.invalid(path + ("nodeName",), "", "must not be empty")
+        else:
+            chosen.append("`nodeName`")
+            if node_name is not None:
+                c.dns_subdomain(node_name, path + ("nodeName",))
+    if device.get("nodeSelector") is not None:
+        chosen.append("`nodeSelector`")
+        selector = c.obj(device, "nodeSelector", path)
+        if selector is not None:
+            c.node_selector(selector, path + ("nodeSelector",))
+    if device.get("allNodes") is not None:
+        flag = c.boolean(device, "allNodes", path)
+        if flag is False:
+            c.invalid(path + ("allNodes",), False, "must be either unset or set to true")
+        else:
+            chosen.append("`allNodes`")
+    message = (
+        "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
+        "`perDeviceNodeSelection` is set to true in the ResourceSlice spec"
+    )
+    if not chosen:
+        c.required(path, message)
+    elif len(chosen) > 1:
+        c.invalid(path, "{" + ", ".join(chosen) + "}", message)
+
+
+def _node_allocatable_resources(c: _Checker, device: dict, capacities: dict, path: tuple) -> None:
+    resources_path = path + ("nodeAllocatableResources",)
+    resources = c.obj(device, "nodeAllocatableResources", path)
+    if not resources:
+        return
+    capacity_names = {_key_str(key) for key in capacities}
+    for _, key_path, entry in c.map_items(resources, resources_path):
+        entry = c.as_object({} if entry is None else entry, key_path)
+        if entry is None:
+            continue
+        c.fields(entry, _NODE_ALLOCATABLE_FIELDS, key_path)
+        if entry.get("mapping") is None and entry.get("overhead") is None:
+            c.required(key_path, "at least one of mapping or overhead must be set")
+        mapping = c.obj(entry, "mapping", key_path)
+        if mapping is not None:
+            mapping_path = key_path + ("mapping",)
+            c.fields(mapping, _NODE_ALLOCATABLE_MAPPING_FIELDS, mapping_path)
+            capacity_key = c.string(mapping, "capacityKey", mapping_path)
+            multiplier = c.quantity(mapping, "capacityMultiplier", mapping_path)
+            if capacity_key is not None:
+                if capacity_key == "":
+                    c.invalid(mapping_path + ("capacityKey",), "", "capacityKey must not be an empty string")
+                elif capacity_key not in capacity_names:
+                    c.not_found(mapping_path + ("capacityKey",), capacity_key)
+                if mapping.get("capacityMultiplier") is None:
+                    c.required(
+                        mapping_path + ("capacityMultiplier",), "capacityMultiplier is required when capacityKey is set"
+                    )
+            if multiplier is not None:
+                if multiplier.sign() <= 0:
+                    c.invalid(mapping_path + ("capacityMultiplier",), str(multiplier), "must be positive")
+                if mapping.get("capacityKey") is None:
+                    c.required(
+                        mapping_path + ("capacityKey",), "capacityKey is required when capacityMultiplier is set"
+                    )
+            per_device = c.quantity(mapping, "deviceMultiplier", mapping_path)
+            if per_device is not None and per_device.sign() <= 0:
+                c.invalid(mapping_path + ("deviceMultiplier",), str(per_device), "must be positive")
+        overhead = c.obj(entry, "overhead", key_path)
+        if overhead is not None:
+            overhead_path = key_path + ("overhead",)
+            c.fields(overhead, _NODE_ALLOCATABLE_OVERHEAD_FIELDS, overhead_path)
+            if overhead.get("perPod") is None and overhead.get("perContainer") is None:
+                c.invalid(overhead_path, "", "at least one of perPod or perContainer must be set")
+                continue
+            for key in ("perPod", "perContainer"):
+                amount = c.quantity(overhead, key, overhead_path)
+                if amount is not None and amount.sign() < 0:
+                    c.invalid(overhead_path + (key,), str(amount), "must be non-negative")
+
+
+def _counter_sets(c: _Checker, counter_sets: list, path: tuple) -> None:
+    if len(counter_sets) > COUNTER_SETS_MAX:
+        c.too_many(path, len(counter_sets), COUNTER_SETS_MAX)
+        return
+    seen = set()
+    for _, item_path, counter_set in c.object_items(counter_sets, path):
+        c.fields(counter_set, _COUNTER_SET_FIELDS, item_path)
+        name = c.required_dns_label(counter_set, "name", item_path)
+        _counters(c, counter_set, item_path, COUNTERS_PER_SET_MAX)
+        key = name if name is not None else _empty_name(counter_set, "name")
+        if key is not None:
+            if key in seen:
+                c.duplicate(item_path, key)
+            seen.add(key)
+
+
+def _partition_type_attribute(c: _Checker, name: str, driver: str, devices: list, path: tuple) -> None:
+    attribute_path = path + ("partitionTypeAttribute",)
+    if not any(_has_entries(device, "consumesCounters") for device in devices):
+        c.invalid(attribute_path, name, "may only be set on a slice which declares devices that consume counters")
+        return
+    before = len(c.problems)
+    c.fully_qualified_name(name, attribute_path)
+    if len(c.problems) > before:
+        return  # no device can carry a malformed name
+    bare = name[len(driver) + 1:] if driver and name.startswith(driver + "/") else ""
+    for index, device in enumerate(devices):
+        if not _has_entries(device, "consumesCounters"):
+            continue
+        attributes = device.get("attributes")
+        attributes = attributes if isinstance(attributes, dict) else {}
+        found = name in attributes or (bare and bare in attributes)
+        attribute = attributes.get(name) if name in attributes else attributes.get(bare) if bare else None
+        where = path + ("devices", index, "attributes", name)
+        if not found:
+            c.required(
+                where, "device consumes counters and `partitionTypeAttribute` names this attribute, so it must be set"
+            )
+        elif not (isinstance(attribute, dict) and attribute.get("string") is not None):
+            c.invalid(where, attribute, "must be a string value because `partitionTypeAttribute` names this attribute")
+
+
+# ---------------------------------------------------------------------------
+# ResourceClaim and ResourceClaimTemplate
+
+def _resource_claim(c: _Checker, obj: dict) -> None:
+    if not c.api_version(obj, RESOURCE_API_VERSION):
+        return
+    c.fields(obj, _TOP_FIELDS_WITH_STATUS, ())
+    c.metadata(obj, namespaced=True)
+    spec = c.obj(obj, "spec", ())
+    request_names = {}
+    if spec is not None:
+        request_names = _claim_spec(c, spec, ("spec",))
+    status = c.obj(obj, "status", ())
+    if status is not None:
+        allocation = c.obj(status, "allocation", ("status",))
+        if allocation is not None:
+            _allocation(c, allocation, ("status", "allocation"), request_names)
+
+
+def _resource_claim_template(c: _Checker, obj: dict) -> None:
+    if not c.api_version(obj, RESOURCE_API_VERSION):
+        return
+    c.fields(obj, _TOP_FIELDS, ())
+    c.metadata(obj, namespaced=True)
+    spec = c.obj(obj, "spec", ())
+    if spec is None:
+        return
+    path = ("spec",)
+    c.fields(spec, _TEMPLATE_SPEC_FIELDS, path)
+    meta = c.obj(spec, "metadata", path)
+    if meta is not None:
+        meta_path = path + ("metadata",)
+        c.fields(meta, _OBJECT_META_FIELDS, meta_path)
+        c.annotations(meta, meta_path)
+        c.labels(meta, meta_path)
+        for key, value in meta.items():
+            name = _key_str(key)
+            if name in _OBJECT_META_FIELDS - {"labels", "annotations"} and value not in (None, "", 0, [], {}):
+                c.forbidden(meta_path + (name,), "cannot be set for a resource claim template")
+    claim_spec = c.obj(spec, "spec", path)
+    if claim_spec is not None:
+        _claim_spec(c, claim_spec, path + ("spec",))
+
+
+def _claim_spec(c: _Checker, spec: dict, path: tuple) -> dict:
+    """Validate a ResourceClaimSpec; returns the request names (request -> subrequests or None)."""
+    c.fields(spec, _CLAIM_SPEC_FIELDS, path)
+    devices = c.obj(spec, "devices", path)
+    if devices is None:
+        return {}
+    path = path + ("devices",)
+    c.fields(devices, _DEVICE_CLAIM_FIELDS, path)
+    requests = c.array(devices, "requests", path) or []
+    constraints = c.array(devices, "constraints", path) or []
+    configs = c.array(devices, "config", path) or []
+    names = _gather_request_names(requests)
+    constrained = _constraint_attributes(constraints)
+
+    requests_path = path + ("requests",)
+    if len(requests) > REQUESTS_MAX:
+        c.too_many(requests_path, len(requests), REQUESTS_MAX)
+    else:
+        seen = set()
+        for _, item_path, request in c.object_items(requests, requests_path):
+            _request(c, request, item_path, constrained)
+            name = request.get("name")
+            name = "" if name is None else name
+            if isinstance(name, str):
+                if name in seen:
+                    c.duplicate(item_path, name)
+                seen.add(name)
+
+    constraints_path = path + ("constraints",)
+    if len(constraints) > CONSTRAINTS_MAX:
+        c.too_many(constraints_path, len(constraints), CONSTRAINTS_MAX)
+    else:
+        for _, item_path, constraint in c.object_items(constraints, constraints_path):
+            _constraint(c, constraint, item_path, names)
+
+    configs_path = path + ("config",)
+    if len(configs) > CONFIG_MAX:
+        c.too_many(configs_path, len(configs), CONFIG_MAX)
+    else:
+        for _, item_path, config in c.object_items(configs, configs_path):
+            c.fields(config, _CLAIM_CONFIG_FIELDS, item_path)
+            _request_refs(c, config, item_path, names)
+            c.opaque_config(config, item_path)
+    return names
+
+
+def _gather_request_names(requests: list) -> dict:
+    names = {}
+    for request in requests:
+        if not isinstance(request, dict) or not isinstance(request.get("name"), str):
+            continue
+        subrequests = request.get("firstAvailable")
+        if isinstance(subrequests, list) and subrequests:
+            names[request["name"]] = {
+                sub["name"] for sub in subrequests if isinstance(sub, dict) and isinstance(sub.get("name"), str)
+            }
+        else:
+            names[request["name"]] = None
+    return names
+
+
+def _constraint_attributes(constraints: list) -> dict:
+    """Which attribute names the constraints use, per request reference ("" = every request)."""
+    used: dict[str, set] = {}
+    for constraint in constraints:
+        if not isinstance(constraint, dict):
+            continue
+        attribute = constraint.get("matchAttribute")
+        if attribute is None:
+            attribute = constraint.get("distinctAttribute")
+        if not isinstance(attribute, str):
+            continue
+        refs = constraint.get("requests")
+        refs = [ref for ref in refs if isinstance(ref, str)] if isinstance(refs, list) and refs else [""]
+        for ref in refs:
+            used.setdefault(ref, set()).add(attribute)
+    return used
+
+
+def _request(c: _Checker, request: dict, path: tuple, constrained: dict) -> None:
+    c.fields(request, _REQUEST_FIELDS, path)
+    name = c.required_dns_label(request, "name", path)
+    raw_first = request.get("firstAvailable")
+    has_first = raw_first is not None and (not isinstance(raw_first, list) or len(raw_first) > 0)
+    has_exactly = request.get("exactly") is not None
+    if not has_first and not has_exactly:
+        c.required(path, "exactly one of `exactly` or `firstAvailable` is required")
+        if raw_first is not None:
+            c.array(request, "firstAvailable", path)
+    elif has_first and has_exactly:
+        c.invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set")
+        c.array(request, "firstAvailable", path)
+        c.obj(request, "exactly", path)
+    elif has_first:
+        subrequests = c.array(request, "firstAvailable", path)
+        if subrequests is not None:
+            _subrequests(c, subrequests, path + ("firstAvailable",), name or "", constrained)
+    else:
+        exactly = c.obj(request, "exactly", path)
+        if exactly is not None:
+            c.fields(exactly, _EXACT_FIELDS, path + ("exactly",))
+            _request_body(c, exactly, path + ("exactly",), name or "", constrained)
+            c.boolean(exactly, "adminAccess", path + ("exactly",))
+
+
+def _subrequests(c: _Checker, subrequests: list, path: tuple, parent: str, constrained: dict) -> None:
+    if len(subrequests) > SUBREQUESTS_MAX:
+        c.too_many(path, len(subrequests), SUBREQUESTS_MAX)
+        return
+    seen = set()
+    for _, item_path, sub in c.object_items(subrequests, path):
+        c.fields(sub, _SUBREQUEST_FIELDS, item_path)
+        name = c.required_dns_label(sub, "name", item_path)
+        _request_body(c, sub, item_path, f"{parent}/{name or ''}", constrained)
+        key = sub.get("name")
+        key = "" if key is None else key
+        if isinstance(key, str):
+            if key in seen:
+                c.duplicate(item_path, key)
+            seen.add(key)
+
+
+def _request_body(c: _Checker, body: dict, path: tuple, reference: str, constrained: dict) -> None:
+    """The fields an exact request and a subrequest share."""
+    class_name = c.required_string(body, "deviceClassName", path)
+    if class_name is not None:
+        c.dns_subdomain(class_name, path + ("deviceClassName",))
+    c.selectors(body, path)
+    _derived_attributes(c, body, path, reference, constrained)
+    _allocation_mode(c, body, path)
+    c.device_tolerations(body, path)
+    capacity = c.obj(body, "capacity", path)
+    if capacity is not None:
+        capacity_path = path + ("capacity",)
+        c.fields(capacity, _CAPACITY_REQUIREMENTS_FIELDS, capacity_path)
+        amounts = c.obj(capacity, "requests", capacity_path)
+        requests_path = capacity_path + ("requests",)
+        for key, amount_path, amount in c.map_items(amounts or {}, requests_path):
+            c.qualified_name(key, requests_path)
+            c.as_quantity(amount, amount_path)
+
+
+def _allocation_mode(c: _Checker, body: dict, path: tuple) -> None:
+    mode = c.string(body, "allocationMode", path)
+    if mode is None and body.get("allocationMode") is not None:
+        return  # not a string: reported already
+    count = c.integer(body, "count", path)
+    if count is None:
+        if body.get("count") is not None:
+            return  # not an integer: reported already
+        count = 0
+    if mode == "All":
+        if count != 0:
+            c.invalid(path + ("count",), count, "must not be specified when allocationMode is 'All'")
+    elif mode in (None, "", "ExactCount"):
+        # An empty mode is ExactCount, and a count of 0 means "unset" and becomes 1.
+        if count < 0:
+            c.invalid(path + ("count",), count, "must be greater than zero")
+    else:
+        c.unsupported(path + ("allocationMode",), mode, ALLOCATION_MODES)
+
+
+def _derived_attributes(c: _Checker, body: dict, path: tuple, reference: str, constrained: dict) -> None:
+    list_path = path + ("derivedAttributes",)
+    attributes = c.array(body, "derivedAttributes", path)
+    if not attributes:
+        return
+    if len(attributes) > DERIVED_ATTRIBUTES_MAX:
+        c.too_many(list_path, len(attributes), DERIVED_ATTRIBUTES_MAX)
+    seen = set()
+    for _, item_path, attribute in c.object_items(attributes, list_path):
+        c.fields(attribute, _DERIVED_FIELDS, item_path)
+        name = c.required_string(attribute, "name", item_path)
+        if name is not None:
+            c.fully_qualified_name(name, item_path + ("name",))
+            if not _used_by_constraint(name, reference, constrained):
+                c.invalid(
+                    item_path + ("name",),
+                    name,
+                    "must be referenced by at least one matchAttribute or distinctAttribute constraint targeting this request",
+                )
+            if name in seen:
+                c.duplicate(item_path, name)
+            seen.add(name)
+        c.cel_expression(attribute, item_path)
+
+
+def _used_by_constraint(name: str, reference: str, constrained: dict) -> bool:
+    parent = reference.split("/", 1)[0]
+    return any(name in constrained.get(ref, ()) for ref in ("", reference, parent))
+
+
+def _request_refs(c: _Checker, holder: dict, path: tuple, names: dict) -> None:
+    """`requests`: a set of references to requests ("req") or subrequests ("req/sub")."""
+    refs_path = path + ("requests",)
+    refs = c.array(holder, "requests", path)
+    if not refs:
+        return
+    if len(refs) > REQUESTS_MAX:
+        c.too_many(refs_path, len(refs), REQUESTS_MAX)
+        return
+    seen = set()
+    for _, item_path, ref in c.string_items(refs, refs_path):
+        _request_ref(c, ref, item_path, names)
+        if ref in seen:
+            c.duplicate(item_path, ref)
+        seen.add(ref)
+
+
+_REF_MESSAGE = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+
+
+def _request_ref(c: _Checker, ref: str, path: tuple, names: dict) -> None:
+    if ref == "":
+        c.required(path)
+        return
+    segments = ref.split("/")
+    if len(segments) > 2:
+        c.invalid(path, ref, _REF_MESSAGE)
+        return
+    for segment in segments:
+        c.dns_label(segment, path)
+    request, _, sub = ref.partition("/")
+    known = request in names and (len(segments) == 1 or sub in (names[request] or ()))
+    if not known:
+        c.invalid(path, ref, _REF_MESSAGE)
+
+
+def _constraint(c: _Checker, constraint: dict, path: tuple, names: dict) -> None:
+    c.fields(constraint, _CONSTRAINT_FIELDS, path)
+    _request_refs(c, constraint, path, names)
+    match = constraint.get("matchAttribute") is not None
+    distinct = constraint.get("distinctAttribute") is not None
+    if match and distinct:
+        c.invalid(
+            path,
+            "{`matchAttribute`, `distinctAttribute`}",
+            'exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set',
+        )
+    elif not match and not distinct:
+        c.required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required')
+    for key in ("matchAttribute", "distinctAttribute"):
+        if constraint.get(key) is None:
+            continue
+        name = c.string(constraint, key, path)
+        if name == "":
+            c.required(path + (key,))
+        elif name is not None:
+            c.fully_qualified_name(name, path + (key,))
+
+
+# -- status.allocation of an already-allocated claim ----------------------------
+
+def _allocation(c: _Checker, allocation: dict, path: tuple, names: dict) -> None:
+    c.fields(allocation, _ALLOCATION_FIELDS, path)
+    c.string(allocation, "allocationTimestamp", path)
+    devices = c.obj(allocation, "devices", path)
+    if devices is not None:
+        devices_path = path + ("devices",)
+        c.fields(devices, _ALLOCATION_DEVICES_FIELDS, devices_path)
+        results = c.array(devices, "results", devices_path) or []
+        results_path = devices_path + ("results",)
+        if len(results) > RESULTS_MAX:
+            c.too_many(results_path, len(results), RESULTS_MAX)
+        else:
+            for _, item_path, result in c.object_items(results, results_path):
+                _result(c, result, item_path, names)
+        configs = c.array(devices, "config", devices_path) or []
+        configs_path = devices_path + ("config",)
+        if len(configs) > ALLOCATION_CONFIG_MAX:
+            c.too_many(configs_path, len(configs), ALLOCATION_CONFIG_MAX)
+        else:
+            for _, item_path, config in c.object_items(configs, configs_path):
+                c.fields(config, _ALLOCATION_CONFIG_FIELDS, item_path)
+                source = c.required_string(config, "source", item_path)
+                if source is not None and source not in CONFIG_SOURCES:
+                    c.unsupported(item_path + ("source",), source, CONFIG_SOURCES)
+                _request_refs(c, config, item_path, names)
+                c.opaque_config(config, item_path)
+    selector = c.obj(allocation, "nodeSelector", path)
+    if selector is not None:
+        c.node_selector(selector, path + ("nodeSelector",))
+
+
+def _result(c: _Checker, result: dict, path: tuple, names: dict) -> None:
+    c.fields(result, _RESULT_FIELDS, path)
+    request = c.required_string(result, "request", path)
+    if request is not None:
+        _request_ref(c, request, path + ("request",), names)
+    driver = c.string(result, "driver", path)
+    if driver is not None or result.get("driver") is None:
+        c.driver_name(driver, path + ("driver",))
+    pool = c.string(result, "pool", path)
+    if pool is not None or result.get("pool") is None:
+        c.pool_name(pool, path + ("pool",))
+    c.required_dns_label(result, "device", path)
+    c.boolean(result, "adminAccess", path)
+    c.binding_conditions(result, path)
+    tolerations = c.array(result, "tolerations", path)
+    if tolerations:
+        for _, item_path, toleration in c.object_items(tolerations, path + ("tolerations",)):
+            c.device_toleration(toleration, item_path)
+    share_id = c.string(result, "shareID", path)
+    if share_id is not None:
+        problem = _uuid_error(share_id)
+        if problem:
+            c.invalid(path + ("shareID",), share_id, problem)
+    consumed = c.obj(result, "consumedCapacity", path)
+    for _, amount_path, amount in c.map_items(consumed or {}, path + ("consumedCapacity",)):
+        c.as_quantity(amount, amount_path)
+    c.skip_node_operations(result, path)
+
+
+# ---------------------------------------------------------------------------
+# Node and Pod (only what the playground reads)
+
+def _node(c: _Checker, obj: dict) -> None:
+    if not c.api_version(obj, CORE_API_VERSION):
+        return
+    c.fields(obj, _TOP_FIELDS_WITH_STATUS, ())
+    c.metadata(obj, namespaced=False)
+    c.obj(obj, "spec", ())
+    status = c.obj(obj, "status", ())
+    if status is not None:
+        features = c.array(status, "declaredFeatures", ("status",))
+        if features:
+            list(c.string_items(features, ("status", "declaredFeatures")))
+
+
+def _pod(c: _Checker, obj: dict) -> None:
+    if not c.api_version(obj, CORE_API_VERSION):
+        return
+    c.fields(obj, _TOP_FIELDS_WITH_STATUS, ())
+    c.metadata(obj, namespaced=True)
+    c.obj(obj, "status", ())
+    spec = c.obj(obj, "spec", ())
+    if spec is None:
+        return
+    path = ("spec",)
+    claims = c.array(spec, "resourceClaims", path)
+    if claims:
+        seen = set()
+        for _, item_path, claim in c.object_items(claims, path + ("resourceClaims",)):
+            c.fields(claim, _POD_CLAIM_FIELDS, item_path)
+            name = c.string(claim, "name", item_path)
+            if not name:
+                if name is not None or claim.get("name") is None:
+                    c.required(item_path + ("name",))
+            elif name in seen:
+                c.duplicate(item_path + ("name",), name)
+            else:
+                c.dns_label(name, item_path + ("name",))
+                seen.add(name)
+            has_claim = claim.get("resourceClaimName") is not None
+            has_template = claim.get("resourceClaimTemplateName") is not None
+            if has_claim and has_template:
+                c.invalid(
+                    item_path, claim, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"
+                )
+            elif not has_claim and not has_template:
+                c.invalid(item_path, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+            for key in ("resourceClaimName", "resourceClaimTemplateName"):
+                value = c.string(claim, key, item_path)
+                if value is not None:
+                    c.dns_subdomain(value, item_path + (key,))
+    node_name = c.string(spec, "nodeName", path)
+    if node_name:
+        c.dns_subdomain(node_name, path + ("nodeName",))
+    c.labels(spec, path, key="nodeSelector")
+    tolerations = c.array(spec, "tolerations", path)
+    for _, item_path, toleration in c.object_items(tolerations or [], path + ("tolerations",)):
+        _pod_toleration(c, toleration, item_path)
+
+
+def _pod_toleration(c: _Checker, toleration: dict, path: tuple) -> None:
+    c.fields(toleration, _TOLERATION_FIELDS, path)
+    key = c.string(toleration, "key", path)
+    operator = c.string(toleration, "operator", path)
+    value = c.string(toleration, "value", path)
+    effect = c.string(toleration, "effect", path)
+    seconds = c.integer(toleration, "tolerationSeconds", path)
+    if key:
+        c.label_name(key, path + ("key",))
+    operator_known = operator is not None or toleration.get("operator") is None
+    if not key and toleration.get("key") in (None, "") and operator_known and operator != "Exists":
+        c.invalid(
+            path + ("operator",),
+            operator or "",
+            'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        )
+    if seconds is not None and effect != "NoExecute":
+        c.invalid(path + ("effect",), effect or "", "effect must be 'NoExecute' when `tolerationSeconds` is set")
+    if operator in (None, "", "Equal"):
+        if value is not None:
+            errors = label_value_errors(value)
+            if errors:
+                c.invalid(path + ("operator",), value, ";".join(errors))
+    elif operator == "Exists":
+        if value:
+            c.invalid(path + ("operator",), toleration, "value must be empty when `operator` is 'Exists'")
+    else:
+        c.unsupported(path + ("operator",), operator, TOLERATION_OPERATORS)
+    if effect and effect not in NODE_TAINT_EFFECTS:
+        c.unsupported(path + ("effect",), effect, NODE_TAINT_EFFECTS)
+
+
+_HANDLERS = {
+    "DeviceClass": _device_class,
+    "ResourceSlice": _resource_slice,
+    "ResourceClaim": _resource_claim,
+    "ResourceClaimTemplate": _resource_claim_template,
+    "Node": _node,
+    "Pod": _pod,
+}
