@@ -1,7 +1,86 @@
-from django.http import HttpResponse
-from django.views.decorators.http import require_GET
+"""Thin views: read the request, run the engine, render a page or one of its partials."""
+from __future__ import annotations
+
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from allocator import gallery
+from allocator.engine.gates import ComponentGates, GateError, parse_gates
+from allocator.engine.report import outcome_data
+from allocator.engine.run import allocate_text
+from allocator.panels import page_context
+from allocator.playground import (
+    MAX_SCENARIO_BYTES,
+    WEB_MAX_STEPS,
+    WEB_TIME_LIMIT,
+    Settings,
+    run_settings,
+    settings_from_form,
+)
+
+
+def _too_large(size: int) -> str:
+    return f"The scenario is {size:,} bytes; the limit is {MAX_SCENARIO_BYTES:,} bytes."
+
+
+def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None):
+    size = len(settings.scenario.encode("utf-8", "surrogatepass"))
+    if size > MAX_SCENARIO_BYTES:
+        context = page_context(settings, None, None, refused=_too_large(size))
+        status = 413
+    else:
+        scenario, outcome = run_settings(settings)
+        context = page_context(settings, scenario, outcome)
+    context["example"] = example
+    if request.htmx:
+        return render(request, f"{template}#results", context, status=status)
+    return render(request, template, context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def index(request):
+    """The playground: GET shows the default example; POST (plain form or htmx) shows a result."""
+    if request.method == "POST":
+        return _render_page(request, settings_from_form(request.POST))
+    example = gallery.get(request.GET.get("example") or gallery.DEFAULT)
+    if example is None:
+        raise Http404("no such example")
+    settings = Settings(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
+    return _render_page(request, settings, example=example)
 
 
 @require_GET
-def index(request):
-    return HttpResponse("DRA Playground: the web page is being built; use `python manage.py allocate`.")
+def examples(request):
+    return render(request, "examples.html", {"examples": gallery.all_examples()})
+
+
+@csrf_exempt
+@require_POST
+def api_allocate(request):
+    """`POST /api/v1/allocate`: the JSON of `manage.py allocate -o json`, plus the explanation."""
+    body = request.body
+    if len(body) > MAX_SCENARIO_BYTES:
+        return JsonResponse({"outcome": "invalid", "message": _too_large(len(body))}, status=413)
+    try:
+        gates, warnings = parse_gates(request.GET.get("featureGates", ""))
+    except GateError as exc:
+        return JsonResponse({"outcome": "invalid", "message": f"featureGates: {exc}"}, status=400)
+    _, outcome = allocate_text(
+        body,
+        node_name=request.GET.get("node") or None,
+        gates=ComponentGates.uniform(gates),
+        max_steps=WEB_MAX_STEPS,
+        time_limit=WEB_TIME_LIMIT,
+    )
+    data = outcome_data(outcome, with_explanation=True)
+    data["warnings"] = [{"message": w} for w in warnings] + data["warnings"]
+    status = 400 if outcome.outcome == "invalid" else 200
+    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+@require_GET
+def healthz(request):
+    return HttpResponse("ok", content_type="text/plain")
+

@@ -18,7 +18,7 @@ from allocator.engine.constraints import DistinctAttribute, MatchAttribute
 from allocator.engine.counters import GroupState, available_counters, first_overdrawn, group_baseline
 from allocator.engine.gates import AllocatorFeatures
 from allocator.engine.nodematch import SelectorError
-from allocator.engine.objects import LIST_KINDS, Device, DeviceRequest, Node, ResourceClaim
+from allocator.engine.objects import LIST_KINDS, Device, DeviceRequest, Node, ResourceClaim, attribute_from_value
 from allocator.engine.pools import Pool, device_matches_node
 from allocator.engine.selectors import DeviceInputError, device_input, runtime_message
 
@@ -175,6 +175,7 @@ class Allocator:
         self.group_states: dict = {}  # (pool id, set) -> GroupState in this attempt
         self.group_baselines: dict = {}  # pool id -> {set: GroupState} (lazy)
         self.selectable_cache: dict = {}
+        self.derived_cache: dict = {}
         self.selected_sub: dict = {}
         self.why = None  # reason for the last refusal (explanations)
         self.pool_of_slice: dict = {}
@@ -227,10 +228,12 @@ class Allocator:
             for index, constraint in enumerate(claim.constraints):
                 if constraint.match_attribute:
                     self.constraints[ci].append(MatchAttribute(
-                        constraint.requests, constraint.match_attribute, self.features.list_type_attributes))
+                        constraint.requests, constraint.match_attribute, self.features.list_type_attributes,
+                        self.derived_attribute))
                 elif constraint.distinct_attribute:
                     self.constraints[ci].append(DistinctAttribute(
-                        constraint.requests, constraint.distinct_attribute, self.features.list_type_attributes))
+                        constraint.requests, constraint.distinct_attribute, self.features.list_type_attributes,
+                        self.derived_attribute))
                 else:
                     raise Fatal(f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)",
                                 claim=claim, path=("spec", "devices", "constraints", index))
@@ -336,6 +339,34 @@ class Allocator:
                 f"{who}: selector #{index} on device {device.id_str}: CEL runtime error: {runtime_message(exc)}",
                 claim=claim) from None
         return result
+
+    def derived_attribute(self, rd: RequestData, device: Device, name: str):
+        """A request's derived attribute of this name evaluated on the device (shadows the device's own)."""
+        if not self.features.derived_attributes:
+            return None
+        for derived in rd.request.derived:
+            if derived.name != name:
+                continue
+            key = (id(device), derived.expression)
+            cached = self.derived_cache.get(key)
+            if cached is None:
+                cached = self._evaluate_derived(derived, device, rd)
+                self.derived_cache[key] = cached
+            return cached
+        return None
+
+    def _evaluate_derived(self, derived, device: Device, rd: RequestData):
+        claim = self.claims[rd.claim_index]
+        try:
+            program = cel.compile_expression(derived.expression, self.cel_options)
+        except cel.CelCompileError as exc:
+            raise Fatal(f"compile derived attribute {derived.name} failed: {exc.message}", claim=claim) from None
+        try:
+            value = program.evaluate_value(device_input(device), deadline=self.deadline)
+        except (cel.CelRuntimeError, DeviceInputError) as exc:
+            raise Fatal(f"evaluate derived attribute {derived.name} on device {device.id_str} failed: "
+                        f"{runtime_message(exc)}", claim=claim) from None
+        return attribute_from_value(value)
 
     def in_use(self, device_id: tuple) -> bool:
         return device_id in self.allocated.devices or bool(self.allocating.get(device_id))

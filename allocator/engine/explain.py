@@ -208,6 +208,8 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
         "claims": claims,
         "counterSets": _counter_sets(allocator),
         "capacity": _capacity(allocator),
+        "nodeOperations": _node_operations(allocator, success),
+        "deviceMap": _device_map(allocator, success),
         "steps": allocator.steps,
     }
 
@@ -315,3 +317,60 @@ def _capacity(allocator: Allocator) -> list:
                 "sharesNow": shares.get(device.id, []),
             })
     return out
+
+
+KUBELET_CALLS = ("NodePrepareResources", "NodeUnprepareResources")
+
+
+def _node_operations(allocator: Allocator, success: bool) -> list:
+    """Per claim and driver: which kubelet calls run; a call is skipped only if every device skips it."""
+    out = []
+    declared = "DRAOptionalNodeOperations" in allocator.node.declared_features
+    if not success:
+        return out
+    for ci, picks in enumerate(allocator.results):
+        by_driver: dict = {}
+        for pick in picks:
+            skip = set(allocator.slice_of_device[id(pick.device)].skip_node_operations)
+            if "*" in skip:
+                skip = set(KUBELET_CALLS)
+            by_driver.setdefault(pick.device.driver, []).append(skip)
+        for driver, skips in by_driver.items():
+            skipped = set.intersection(*skips) if skips else set()
+            out.append({
+                "claim": allocator.claims[ci].key,
+                "driver": driver,
+                "calls": [{"call": call, "runs": call not in skipped} for call in KUBELET_CALLS],
+                "nodeDeclaresFeature": declared,
+            })
+    return out
+
+
+def _device_map(allocator: Allocator, success: bool) -> list:
+    """Every device of the node's pools with one state, grouped by pool (for the device map)."""
+    chosen = set()
+    if success:
+        chosen = {id(p.device) for picks in allocator.results for p in picks}
+    pools = []
+    for pool in allocator.pools:
+        devices = []
+        for s in pool.device_slices:
+            for device in s.devices:
+                if id(device) in chosen:
+                    state = "chosen"
+                elif allocator.allocated.is_allocated(device.id) and not device.allow_multiple:
+                    state = "in-use"
+                elif allocator.allocated.is_allocated(device.id):
+                    state = "shared"
+                elif any(t.effect in ("NoSchedule", "NoExecute") for t in device.taints):
+                    state = "tainted"
+                else:
+                    state = "free"
+                devices.append({
+                    "device": device.name,
+                    "slice": s.name,
+                    "state": state,
+                    "counterSets": [c.counter_set for c in device.consumes],
+                })
+        pools.append({"pool": pool.id_str, "state": _pool_entry(pool)["state"], "devices": devices})
+    return pools

@@ -93,6 +93,23 @@ def attribute_value(raw: dict) -> AttributeValue:
     return AttributeValue(None, None)
 
 
+def attribute_from_value(value) -> AttributeValue:
+    """An attribute value from a CEL result (derived attributes)."""
+    if isinstance(value, bool):
+        return AttributeValue("bool", value)
+    if isinstance(value, int):
+        return AttributeValue("int", value)
+    if isinstance(value, str):
+        return AttributeValue("string", value)
+    if isinstance(value, Version):
+        return AttributeValue("version", value)
+    if isinstance(value, (list, tuple)) and value:
+        element = attribute_from_value(value[0]).kind
+        if element in SCALAR_KINDS and all(attribute_from_value(v).kind == element for v in value):
+            return AttributeValue(element + "s", tuple(value))
+    return AttributeValue(None, None, f"derived value of type {type(value).__name__} is not an attribute value")
+
+
 # --- node selection ---------------------------------------------------------------
 
 

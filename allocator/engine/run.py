@@ -20,7 +20,7 @@ from allocator.engine.explain import explain
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
 from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
-from allocator.engine.problems import Problem
+from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
 
@@ -136,6 +136,14 @@ def allocate(
 ) -> Outcome:
     gates = gates or ComponentGates()
     warnings = list(scenario.warnings)
+    if scenario.pods:
+        warnings.append(Problem(
+            f"{len(scenario.pods)} Pod(s) in the scenario are not scheduled yet: every pending claim is "
+            "allocated together, as for one pod", severity=WARNING))
+    if scenario.templates:
+        warnings.append(Problem(
+            f"{len(scenario.templates)} ResourceClaimTemplate(s) are not used: claims are made from "
+            "templates only for Pods", severity=WARNING))
     pending = [c for c in scenario.claims if c.allocation is None]
     if scenario.errors:
         first = scenario.errors[0]

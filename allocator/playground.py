@@ -1,0 +1,89 @@
+"""The page's form: scenario text, node and per-component gates, turned into an engine run."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from allocator.engine.gates import ALPHA, BETA, GA, GATES, ComponentGates, FeatureGates
+from allocator.engine.run import Outcome, allocate_text
+from allocator.engine.scenario import Scenario
+
+MAX_SCENARIO_BYTES = 2 * 1024 * 1024
+COMPONENTS = (("apiserver", "kube-apiserver"), ("scheduler", "kube-scheduler"), ("kubelet", "kubelet"))
+# Interactive runs stay short; the CLI allows more.
+WEB_MAX_STEPS = 300_000
+WEB_TIME_LIMIT = 3.0
+
+
+@dataclass
+class GateRow:
+    name: str
+    stage: str
+    summary: str
+    locked: bool
+    values: dict  # component -> bool
+    default: bool
+
+    @property
+    def skewed(self) -> bool:
+        return len(set(self.values.values())) > 1
+
+
+@dataclass
+class Settings:
+    scenario: str
+    node: str = ""
+    gates: dict = field(default_factory=dict)  # component -> {gate: bool}, only gates that differ from defaults
+
+    def component_gates(self) -> ComponentGates:
+        parts = {c: FeatureGates(tuple(sorted(self.gates.get(c, {}).items()))) for c, _ in COMPONENTS}
+        return ComponentGates(parts["apiserver"], parts["scheduler"], parts["kubelet"])
+
+    def gate_rows(self) -> dict:
+        """Gates grouped by maturity, each with its value per component."""
+        groups: dict = {ALPHA: [], BETA: [], GA: []}
+        for info in GATES.values():
+            values = {}
+            for component, _ in COMPONENTS:
+                values[component] = self.gates.get(component, {}).get(info.name, info.default)
+            groups[info.stage].append(GateRow(info.name, info.stage, info.summary, info.locked, values, info.default))
+        return groups
+
+    @property
+    def skewed(self) -> bool:
+        return any(row.skewed for rows in self.gate_rows().values() for row in rows)
+
+
+def settings_from_form(data) -> Settings:
+    """Read the form (POST data or query string); gates not present keep their defaults."""
+    scenario = data.get("scenario", "")
+    gates: dict = {}
+    submitted = data.get("gates-submitted") == "1"
+    for component, _ in COMPONENTS:
+        chosen = {}
+        for info in GATES.values():
+            key = f"gate-{component}-{info.name}"
+            if submitted:
+                value = key in data and data.get(key) in ("on", "true", "1")
+            elif key in data:
+                value = data.get(key) in ("on", "true", "1")
+            else:
+                continue
+            if value != info.default:
+                chosen[info.name] = value
+        if chosen:
+            gates[component] = chosen
+    return Settings(scenario=scenario, node=data.get("node", "") or "", gates=gates)
+
+
+def run_settings(settings: Settings) -> tuple[Scenario, Outcome]:
+    """One engine run for the page (objects count as created under the apiserver's gates when they differ)."""
+    gates = settings.component_gates()
+    replay = gates.apiserver != gates.scheduler
+    return allocate_text(
+        settings.scenario,
+        node_name=settings.node or None,
+        gates=gates,
+        max_steps=WEB_MAX_STEPS,
+        time_limit=WEB_TIME_LIMIT,
+        replay_create=replay,
+    )

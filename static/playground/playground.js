@@ -1,0 +1,92 @@
+// DRA Playground page behaviour: line numbers with error markers, shortcuts, theme, filtering.
+(function () {
+  "use strict";
+
+  function errorLines() {
+    var results = document.getElementById("results");
+    if (!results) return [];
+    try { return JSON.parse(results.getAttribute("data-error-lines") || "[]"); } catch (e) { return []; }
+  }
+
+  function renderGutter() {
+    var area = document.getElementById("scenario");
+    var gutter = document.getElementById("gutter");
+    if (!area || !gutter) return;
+    var count = area.value.split("\n").length;
+    var marks = {};
+    errorLines().forEach(function (e) { (marks[e.line] = marks[e.line] || []).push(e.message); });
+    var parts = [];
+    for (var i = 1; i <= count; i++) {
+      if (marks[i]) {
+        parts.push('<span class="err" title="' + marks[i].join("\n").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;") + '">' + i + "</span>");
+      } else {
+        parts.push(String(i));
+      }
+    }
+    gutter.innerHTML = parts.join("\n");
+    gutter.scrollTop = area.scrollTop;
+  }
+
+  function gotoLine(line) {
+    var area = document.getElementById("scenario");
+    if (!area || !line) return;
+    var lines = area.value.split("\n");
+    var start = 0;
+    for (var i = 0; i < line - 1 && i < lines.length; i++) start += lines[i].length + 1;
+    area.focus();
+    area.setSelectionRange(start, start + (lines[line - 1] || "").length);
+    var lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 19;
+    area.scrollTop = Math.max(0, (line - 5) * lineHeight);
+  }
+
+  function applyTheme(theme) {
+    document.documentElement.setAttribute("data-theme", theme);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var stored = null;
+    try { stored = localStorage.getItem("dra-theme"); } catch (e) { /* private mode */ }
+    if (stored) applyTheme(stored);
+    var toggle = document.getElementById("theme-toggle");
+    if (toggle) {
+      toggle.addEventListener("click", function () {
+        var current = document.documentElement.getAttribute("data-theme");
+        var dark = current === "dark" || (current === "auto" && window.matchMedia("(prefers-color-scheme: dark)").matches);
+        var next = dark ? "light" : "dark";
+        applyTheme(next);
+        try { localStorage.setItem("dra-theme", next); } catch (e) { /* ignore */ }
+      });
+    }
+    var area = document.getElementById("scenario");
+    if (area) {
+      area.addEventListener("input", renderGutter);
+      area.addEventListener("scroll", function () { document.getElementById("gutter").scrollTop = area.scrollTop; });
+      area.addEventListener("keydown", function (event) {
+        if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+          event.preventDefault();
+          var form = document.getElementById("playground");
+          if (window.htmx) { htmx.trigger(form, "run"); } else { form.submit(); }
+        }
+      });
+      renderGutter();
+    }
+  });
+
+  document.addEventListener("htmx:afterSwap", renderGutter);
+
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest(".goto-line");
+    if (link && link.getAttribute("data-line")) {
+      event.preventDefault();
+      gotoLine(parseInt(link.getAttribute("data-line"), 10));
+    }
+  });
+
+  document.addEventListener("input", function (event) {
+    if (event.target.id !== "why-filter") return;
+    var needle = event.target.value.toLowerCase();
+    document.querySelectorAll("table.why tbody tr").forEach(function (row) {
+      row.classList.toggle("hidden-row", needle && row.textContent.toLowerCase().indexOf(needle) < 0);
+    });
+  });
+})();
