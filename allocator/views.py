@@ -1,6 +1,7 @@
 """Thin views: read the request, run the engine, render a page or one of its partials."""
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
@@ -25,10 +26,10 @@ def _too_large(size: int) -> str:
     return f"The scenario is {size:,} bytes; the limit is {MAX_SCENARIO_BYTES:,} bytes."
 
 
-def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None):
+def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None, refused=None):
     size = len(settings.scenario.encode("utf-8", "surrogatepass"))
-    if size > MAX_SCENARIO_BYTES:
-        context = page_context(settings, None, None, refused=_too_large(size))
+    if refused or size > MAX_SCENARIO_BYTES:
+        context = page_context(settings, None, None, refused=refused or _too_large(size))
         status = 413
     else:
         scenario, outcome = run_settings(settings)
@@ -43,7 +44,12 @@ def _render_page(request, settings: Settings, *, template="index.html", status=2
 def index(request):
     """The playground: GET shows the default example; POST (plain form or htmx) shows a result."""
     if request.method == "POST":
-        return _render_page(request, settings_from_form(request.POST))
+        try:
+            form = request.POST
+        except RequestDataTooBig:
+            size = int(request.META.get("CONTENT_LENGTH") or 0)
+            return _render_page(request, Settings(scenario=""), refused=_too_large(size), status=413)
+        return _render_page(request, settings_from_form(form))
     example = gallery.get(request.GET.get("example") or gallery.DEFAULT)
     if example is None:
         raise Http404("no such example")
@@ -60,7 +66,11 @@ def examples(request):
 @require_POST
 def api_allocate(request):
     """`POST /api/v1/allocate`: the JSON of `manage.py allocate -o json`, plus the explanation."""
-    body = request.body
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return JsonResponse({"outcome": "invalid", "message": _too_large(int(request.META.get("CONTENT_LENGTH") or 0))},
+                            status=413)
     if len(body) > MAX_SCENARIO_BYTES:
         return JsonResponse({"outcome": "invalid", "message": _too_large(len(body))}, status=413)
     try:

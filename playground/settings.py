@@ -76,3 +76,15 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 
 # Scenario bodies larger than this are refused before parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
+
+# Serve files from the app's static folders directly too, so tests and `runserver`
+# work without `collectstatic`; production collects them into STATIC_ROOT.
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if env_bool("STATIC_MANIFEST", False)
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}

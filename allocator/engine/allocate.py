@@ -178,6 +178,15 @@ class Allocator:
         self.derived_cache: dict = {}
         self.selected_sub: dict = {}
         self.why = None  # reason for the last refusal (explanations)
+        # The furthest the search got: the request it could not satisfy and the picks before it.
+        self.request_offset = []
+        offset = 0
+        for claim in claims:
+            self.request_offset.append(offset)
+            offset += len(claim.requests)
+        self.furthest_depth = -1
+        self.furthest_request: RequestData | None = None
+        self.furthest_picks: list = []
         self.pool_of_slice: dict = {}
         self.slice_of_device: dict = {}
         # Candidate order: pools in order, their device slices by name, devices as listed.
@@ -608,6 +617,10 @@ class Allocator:
                 raise _MaxSize()
             return False
         rd = self.request_data[(ci, ri, si)]
+        if k == 0:
+            depth = self.request_offset[ci] + ri
+            if depth > self.furthest_depth:
+                self._remember_furthest(depth, rd)
         if rd.all_mode and not rd.all_devices:
             return False
         if k >= rd.num_devices:
@@ -656,6 +669,16 @@ class Allocator:
                 return True
             undo()
         return False
+
+    def _remember_furthest(self, depth: int, rd: RequestData) -> None:
+        self.furthest_depth = depth
+        self.furthest_request = rd
+        self.furthest_picks = [(pick.rd, pick.device) for picks in self.results for pick in picks]
+
+    def replay_furthest(self) -> None:
+        """After a failed search: redo the picks of the furthest partial attempt, to explain from there."""
+        for rd, device in self.furthest_picks:
+            self.allocate_device(rd, device, must=False)
 
     def _hopeless(self, rd: RequestData, ci: int, start: int, needed: int) -> bool:
         """Exact pruning: a constraint leaves fewer usable values than devices still needed.

@@ -13,6 +13,8 @@ from allocator.engine.counters import GroupState
 from allocator.engine.quantity import Quantity
 
 CHOSEN = "chosen"
+TENTATIVE = "tentative"
+NOT_REACHED = "not-reached"
 REJECTED = "rejected"
 ELIGIBLE = "eligible"
 
@@ -66,10 +68,14 @@ def reason_text(why, allocator: Allocator, device) -> str:
             else f"compatibility groups in counter set {counter_set}: {mine} cannot join {state.describe()}"
         )
     if code == "counter":
-        _, counter_set, counter, taken, left = why
+        _, counter_set, counter, taken, available = why
         like = _counter_unit(device, counter_set, counter)
+        need = like.value if like is not None else Decimal(0)
+        left = available - (taken - need)  # what this attempt left before the device
+        if like is None:
+            return f"counter {counter} in set {counter_set} is overdrawn ({_q(available)} available)"
         return (
-            f"counter {counter} in set {counter_set} would need {_q(taken, like)} "
+            f"counter {counter} in set {counter_set} would need {_q(need, like)} "
             f"with {_q(max(left, Decimal(0)), like)} left"
         )
     if code == "taint":
@@ -155,11 +161,13 @@ def _candidates(allocator: Allocator):
 
 def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) -> dict:
     """Plain data for the reports and the web page."""
+    # After a failure, allocator.results holds the picks of the furthest partial attempt.
     picked: dict = {}
-    if success:
-        for ci, picks in enumerate(allocator.results):
-            for pick in picks:
-                picked.setdefault((ci, pick.rd.request_index, pick.rd.sub_index), []).append(pick)
+    for ci, picks in enumerate(allocator.results):
+        for pick in picks:
+            picked.setdefault((ci, pick.rd.request_index, pick.rd.sub_index), []).append(pick)
+    blocked = allocator.furthest_request if not success else None
+    blocked_depth = allocator.furthest_depth if not success else None
 
     claims = []
     for ci, claim in enumerate(allocator.claims):
@@ -178,13 +186,21 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
                     if count >= max_candidates:
                         break
                     pick = chosen_ids.get(id(device))
+                    depth = allocator.request_offset[ci] + ri
                     if pick is not None:
-                        entry = {"verdict": CHOSEN, "reason": "chosen"}
+                        entry = {"verdict": CHOSEN, "reason": "chosen"} if success else {
+                            "verdict": TENTATIVE,
+                            "reason": "picked in the furthest attempt, then given up when a later request failed"}
                         if pick.consumed:
                             entry["consumedCapacity"] = {k: str(v) for k, v in pick.consumed.items()}
                     else:
                         verdict, why = _probe(allocator, rd, device)
-                        if verdict == ELIGIBLE:
+                        if verdict == ELIGIBLE and not success and depth > blocked_depth:
+                            verdict, text = NOT_REACHED, "not reached: the search failed at an earlier request"
+                        elif verdict == ELIGIBLE and not success and depth == blocked_depth:
+                            text = (f"fits here, but the request needs {rd.num_devices} device(s) that fit "
+                                    "together with the other requests and constraints")
+                        elif verdict == ELIGIBLE:
                             text = _eligible_text(success, rd, request, si, chosen_sub)
                         else:
                             text = reason_text(why, allocator, device)
@@ -192,6 +208,7 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
                     entry.update({"device": device.name, "pool": pool.id_str, "slice": s.name, "driver": device.driver})
                     entries.append(entry)
                 requests.append({
+                    "blocked": blocked is rd,
                     "request": rd.name,
                     "deviceClassName": rd.request.class_name,
                     "allocationMode": rd.request.mode,
@@ -202,8 +219,13 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
                 })
         claims.append({"claim": claim.key, "requests": requests})
 
+    blocked_at = None
+    if blocked is not None:
+        blocked_at = {"claim": allocator.claims[blocked.claim_index].key, "request": blocked.name}
     return {
         "node": allocator.node.name,
+        "success": success,
+        "blockedAt": blocked_at,
         "pools": [_pool_entry(p) for p in allocator.pools],
         "claims": claims,
         "counterSets": _counter_sets(allocator),

@@ -85,6 +85,9 @@ def human_report(outcome: Outcome) -> str:
     if explanation:
         lines.append("")
         lines.append(f"Why (node {explanation['node']}):")
+        if explanation.get("blockedAt"):
+            blocked = explanation["blockedAt"]
+            lines.append(f"  the search got no further than claim {blocked['claim']}, request {blocked['request']}")
         for pool in explanation["pools"]:
             if pool["state"] != "usable":
                 reason = f": {pool['reason']}" if pool.get("reason") else ""
@@ -94,7 +97,8 @@ def human_report(outcome: Outcome) -> str:
                 lines.append(f"  {claim['claim']} request {request['request']} "
                              f"(class {request['deviceClassName']}, {request['count']} device(s)):")
                 for candidate in request["candidates"]:
-                    mark = "+" if candidate["verdict"] == "chosen" else "-"
+                    mark = {"chosen": "+", "tentative": "~", "eligible": "o", "not-reached": "."}.get(
+                        candidate["verdict"], "-")
                     lines.append(f"    {mark} {candidate['pool']}/{candidate['device']}: {candidate['reason']}")
                 if not request["candidates"]:
                     lines.append("    (no devices in usable pools on this node)")

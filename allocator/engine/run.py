@@ -219,6 +219,11 @@ def allocate(
 def _safe_explain(allocator: Allocator, success: bool) -> dict | None:
     allocator.max_steps = allocator.steps + 10_000_000  # probing is not part of the search budget
     allocator.deadline = None
+    if not success:
+        try:
+            allocator.replay_furthest()
+        except Fatal:
+            pass
     return explain(allocator, success)
 
 

@@ -79,7 +79,7 @@ def test_distinct_values_fewer_than_wanted_are_pruned():
 
 
 def test_match_attribute_with_all_values_different_is_pruned():
-    devices = [dev(f"d{i}", rack=f"r{i}") for i in range(200)]
+    devices = [dev(f"d{i}", rack=f"r{i}") for i in range(120)]
     objects = [gpu_class(), node(), slice_("s", devices),
                claim("c", [request(count=3)], constraints=[{"matchAttribute": "gpu.example.com/rack"}])]
     outcome = run(objects, max_steps=20_000)
@@ -349,7 +349,7 @@ def test_unknown_device_class_is_reported_like_the_scheduler():
     objects = [gpu_class(), node(), slice_("s", [dev("d0")]), claim("c", [request(device_class="nope")])]
     outcome = run(objects)
     assert outcome.outcome == "invalid"
-    assert outcome.message.endswith("request gpu: device class nope does not exist")
+    assert "request gpu: device class nope does not exist" in outcome.message
     assert outcome.problems[0].field == "spec.devices.requests[0].exactly.deviceClassName"
 
 

@@ -1,0 +1,137 @@
+"""The page, its htmx partial, the gallery and the JSON API, with real scenarios."""
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from allocator import gallery
+
+
+@pytest.fixture
+def client():
+    return Client()
+
+
+def outcome_heading(body: str) -> str:
+    match = re.search(r'<div class="outcome[^>]*>\s*<h2>\s*(.*?)\s*</h2>', body, re.S)
+    return " ".join(match.group(1).split()) if match else ""
+
+
+def test_the_page_opens_with_a_ready_example(client):
+    response = client.get("/")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert 'name="scenario"' in body and "gpu-0-part-a" in body
+    assert "Cannot allocate" in outcome_heading(body)
+    assert "would need 6Gi with 2Gi left" in body
+
+
+@pytest.mark.parametrize("example", [e.slug for e in gallery.all_examples()])
+def test_every_gallery_example_opens_and_gets_an_answer(client, example):
+    response = client.get(f"/?example={example}")
+    assert response.status_code == 200
+    heading = outcome_heading(response.content.decode())
+    assert heading.startswith(("✔", "✘")), heading
+
+
+def test_gallery_page_links_every_example(client):
+    body = client.get("/examples/").content.decode()
+    for example in gallery.all_examples():
+        assert f"?example={example.slug}" in body
+
+
+def test_unknown_example_is_a_404(client):
+    assert client.get("/?example=nope").status_code == 404
+
+
+def test_htmx_post_returns_only_the_results_partial(client):
+    scenario = gallery.get("simple-gpu").scenario
+    response = client.post("/", {"scenario": scenario, "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<section id="results"')
+    assert "Allocated on node worker-1" in body
+    assert "<textarea" not in body
+
+
+def test_plain_form_post_without_javascript_renders_the_whole_page(client):
+    scenario = gallery.get("simple-gpu").scenario
+    response = client.post("/", {"scenario": scenario, "node": "worker-1", "gates-submitted": "1"})
+    body = response.content.decode()
+    assert "<textarea" in body and "Allocated on node worker-1" in body
+
+
+def test_errors_carry_their_line_for_the_editor(client):
+    scenario = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: Bad_Name\nspec: {}\n"
+    response = client.post("/", {"scenario": scenario, "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Invalid input" in body
+    lines = json.loads(re.search(r'data-error-lines="([^"]*)"', body).group(1).replace("&quot;", '"'))
+    assert lines and lines[0]["line"] == 4
+
+
+def test_yaml_syntax_error_is_shown_not_a_500(client):
+    response = client.post("/", {"scenario": "kind: [\n", "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "Invalid input" in response.content.decode()
+
+
+def test_scenario_strings_are_escaped(client):
+    scenario = gallery.get("simple-gpu").scenario.replace("LATEST-GPU-MODEL", "<script>alert(1)</script>")
+    body = client.post("/", {"scenario": scenario, "gates-submitted": "1"}).content.decode()
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_oversize_paste_is_refused_with_its_size(client):
+    response = client.post("/", {"scenario": "#" * (2 * 1024 * 1024 + 10), "gates-submitted": "1"},
+                           HTTP_HX_REQUEST="true")
+    assert response.status_code == 413
+    assert "the limit is 2,097,152 bytes" in response.content.decode()
+
+
+def test_unchecking_a_gate_for_the_scheduler_only_shows_version_skew(client):
+    example = gallery.get("compatibility-groups")
+    data = {"scenario": example.scenario, "node": "worker-1", "gates-submitted": "1"}
+    for component in ("apiserver", "scheduler", "kubelet"):
+        for name in ("DRAPrioritizedList", "DRAAdminAccess", "DRAResourceClaimDeviceStatus", "DRADeviceTaints",
+                     "DRAPartitionableDevices", "DRAConsumableCapacity", "DRAFractionalCapacityRange",
+                     "DRADeviceBindingConditions", "DynamicResourceAllocation", "DRADeviceTaintRules",
+                     "DRASchedulerFilterTimeout", "DRAResourceClaimGranularStatusAuthorization"):
+            data[f"gate-{component}-{name}"] = "on"
+    data["gate-apiserver-DRADeviceCompatibilityGroups"] = "on"
+    body = client.post("/", data).content.decode()
+    assert "Cannot allocate" in outcome_heading(body)
+    assert "version skew" in body
+    assert "incomplete" in body
+    data["gate-scheduler-DRADeviceCompatibilityGroups"] = "on"
+    data["gate-kubelet-DRADeviceCompatibilityGroups"] = "on"
+    body = client.post("/", data).content.decode()
+    assert "Allocated on node worker-1" in body
+
+
+def test_api_allocate_returns_the_cli_json_plus_explanation(client):
+    scenario = gallery.get("simple-gpu").scenario
+    response = client.post("/api/v1/allocate?node=worker-1", scenario, content_type="application/yaml")
+    data = response.json()
+    assert response.status_code == 200
+    assert data["outcome"] == "allocated"
+    assert data["claims"][0]["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-1"
+    assert data["explanation"]["claims"][0]["requests"][0]["candidates"][0]["verdict"] == "rejected"
+
+
+def test_api_status_codes_for_invalid_and_unsatisfiable(client):
+    bad = client.post("/api/v1/allocate", "kind: [", content_type="application/yaml")
+    assert bad.status_code == 400 and bad.json()["outcome"] == "invalid"
+    scenario = gallery.get("partitionable-devices").scenario
+    unsat = client.post("/api/v1/allocate", scenario, content_type="application/yaml")
+    assert unsat.status_code == 200 and unsat.json()["outcome"] == "unsatisfiable"
+    gates = client.post("/api/v1/allocate?featureGates=Nope=true", scenario, content_type="application/yaml")
+    assert gates.status_code == 400
+
+
+def test_api_refuses_oversize_bodies(client):
+    response = client.post("/api/v1/allocate", "#" * (2 * 1024 * 1024 + 1), content_type="application/yaml")
+    assert response.status_code == 413
