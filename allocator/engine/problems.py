@@ -54,7 +54,7 @@ class Problem:
             parts.append(self.field)
         where = ": ".join(parts)
         text = f"{where}: {self.message}" if where else self.message
-        if self.line is not None:
+        if self.line is not None and f"(line {self.line}" not in text:
             text += f" (line {self.line})"
         return text
 

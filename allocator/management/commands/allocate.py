@@ -44,6 +44,8 @@ class Command(BaseCommand):
             data = _read_input(options["file"])
         except OSError as exc:
             return _invalid(f"cannot read {options['file']}: {exc.strerror or exc}")
+        if len(data) > MAX_INPUT_BYTES:
+            return _invalid(f"the scenario is larger than {MAX_INPUT_BYTES} bytes; the limit is {MAX_INPUT_BYTES} bytes")
         extra = {}
         if options.get("max_steps") is not None:
             extra["max_steps"] = options["max_steps"]

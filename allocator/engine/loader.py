@@ -1,0 +1,1056 @@
+"""Reading a scenario stream: YAML or JSON, safely, with source positions on demand.
+
+The stream is parsed with libyaml (PyYAML's C loader) and read the way Kubernetes reads
+YAML (sigs.k8s.io/yaml, which uses go-yaml v2, YAML 1.1):
+
+- timestamps stay the strings they were written as;
+- `yes`/`no`/`on`/`off` are booleans, `1:30` is a string (no base-60 numbers);
+- a bare `y`/`n` stays a string, with a warning: go-yaml v2 makes it a boolean, but scenarios
+  (and the conformance cases) write `string: Y` meaning the letter;
+- int, float and bool mapping keys become strings, other keys are refused;
+- a duplicate mapping key is an error, as in Kubernetes' strict decoding.
+
+Hostile input ends with a Problem instead of a crash or a hang: size, encoding, NUL bytes,
+nesting depth and alias expansion are checked before anything walks the data.
+
+Positions are cheap to keep and expensive to build, so only the start of each object is
+recorded while loading. `Loaded.line_of` composes the text of one object again (a slice of
+the stream) when a problem needs a position inside it.
+"""
+from __future__ import annotations
+
+import codecs
+import gc
+import json
+import re
+import struct
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+import yaml
+from yaml.constructor import ConstructorError
+from yaml.events import MappingEndEvent, MappingStartEvent, SequenceEndEvent, SequenceStartEvent
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from allocator.engine.problems import ERROR, WARNING, Problem
+
+MAX_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 100  # Kubernetes objects nest about 12 deep; libyaml's composer recurses in C.
+MAX_PROBLEMS = 100
+MAX_DOCUMENTS = 100_000  # libyaml needs ~6 us per document: 4 million `---` would take 25 s
+MIN_ALIAS_NODES = 200_000
+
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_MERGE = "tag:yaml.org,2002:merge"
+_TAG_PREFIX = "tag:yaml.org,2002:"
+_YES_NO_LETTER = "tag:dra-playground,2025:yaml11-bool-letter"  # internal: a bare y, Y, n or N
+
+
+@dataclass(frozen=True)
+class RawObject:
+    data: dict  # the parsed mapping: plain dicts, lists, str, int, float, bool, None
+    ref: tuple  # (document_index,) or (document_index, item_index) for an item of a List
+    line: int | None  # 1-based line where the object (or List item) starts
+
+
+@dataclass
+class Loaded:
+    objects: list[RawObject]
+    problems: list[Problem]  # errors make the input invalid; warnings too
+    _positions: "_Positions | None" = field(default=None, repr=False, compare=False)
+
+    def line_of(self, ref: tuple, path: tuple = ()) -> tuple[int, int] | None:
+        """1-based (line, column) of the field at `path` (keys and list indexes, relative to the
+        object) inside the object `ref`: for a mapping member, where its key is written; for a
+        list item, where the item starts. If the path does not exist, the position of its deepest
+        existing ancestor; None when not known."""
+        if self._positions is None or ref is None:
+            return None
+        try:
+            return self._positions.position(tuple(ref), tuple(path))
+        except Exception:  # a position is a nicety; never fail the caller over it
+            return None
+
+
+def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
+    """Parse a scenario stream into raw objects, refusing input that is unsafe to read."""
+    decoded = _decode(text, max_bytes)
+    if isinstance(decoded, Problem):
+        return Loaded([], [decoded])
+    text = decoded
+
+    with _gc_paused():
+        docs = _load_json(text) if _looks_like_json(text) else None
+        problems: list[Problem] = []
+        if docs is None:
+            problem = _depth_problem(text)
+            if problem is not None:
+                return Loaded([], [problem])
+            docs, problems = _load_yaml(text)
+            if _may_have_aliases(text):
+                problem = _alias_problem(docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)))
+                if problem is not None:
+                    return Loaded([], [problem])
+
+    positions = _Positions(text, docs)
+    objects, object_problems = _objects(docs, positions)
+    problems = _capped(object_problems + problems)  # a fatal parse error comes after what was read
+    return Loaded(objects, problems, positions)
+
+
+def _capped(problems: list[Problem]) -> list[Problem]:
+    """At most MAX_PROBLEMS errors and as many warnings, and a note when some were left out
+    (reading stops soon after that many errors, so how many more is not known)."""
+    kept, counts, dropped = [], {ERROR: 0, WARNING: 0}, {ERROR: False, WARNING: False}
+    for problem in problems:
+        severity = problem.severity if problem.severity in counts else ERROR
+        if counts[severity] < MAX_PROBLEMS:
+            counts[severity] += 1
+            kept.append(problem)
+        else:
+            dropped[severity] = True
+    for severity, label in ((ERROR, "errors"), (WARNING, "warnings")):
+        if dropped[severity]:
+            kept.append(Problem(f"only the first {MAX_PROBLEMS} {label} are shown", severity=severity))
+    return kept
+
+
+@contextmanager
+def _gc_paused():
+    """Parsing allocates millions of objects and frees none; the cycle collector would walk
+    them again and again (a 6 MB List loads in 7 s with it, 2 s without). The switch is
+    process-wide: another thread loading at the same time may get the collector back early,
+    which only costs it time."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# -- bytes to text -----------------------------------------------------------
+
+
+def _decode(text: str | bytes, max_bytes: int) -> str | Problem:
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+        if len(data) > max_bytes:
+            return _oversize(len(data), max_bytes)
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            # PowerShell's `>` writes UTF-16; libyaml reads it too.
+            try:
+                text = data.decode("utf-16")
+            except UnicodeDecodeError as exc:
+                return Problem(f"input is not valid UTF-16: invalid bytes at offset {exc.start}")
+        else:
+            nul = data.find(b"\x00")
+            if nul >= 0:
+                return _binary(data.count(b"\n", 0, nul) + 1)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = data.count(b"\n", 0, exc.start) + 1
+                line_start = data.rfind(b"\n", 0, exc.start) + 1
+                column = len(data[line_start:exc.start].decode("utf-8", "replace")) + 1
+                return Problem(
+                    f"input is not valid UTF-8 (is it a binary file?): byte 0x{data[exc.start]:02x} "
+                    f"at offset {exc.start} (line {line}, column {column})",
+                    line=line,
+                    column=column,
+                )
+    elif len(text) > max_bytes:
+        return _oversize(len(text.encode("utf-8", "surrogatepass")), max_bytes)
+    elif not text.isascii():
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > max_bytes:
+            return _oversize(size, max_bytes)
+    nul = text.find("\x00")
+    if nul >= 0:
+        return _binary(text.count("\n", 0, nul) + 1)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _oversize(size: int, limit: int) -> Problem:
+    return Problem(f"scenario is {size} bytes, the limit is {limit} bytes")
+
+
+def _binary(line: int) -> Problem:
+    return Problem(f"input looks binary: NUL byte at line {line}", line=line)
+
+
+# -- nesting depth -------------------------------------------------------------
+#
+# libyaml's composer recurses in C without a limit: 100,000 levels of `[` or `- ` crash the
+# interpreter, 20,000 take seconds. Two cheap upper bounds let ordinary input through;
+# otherwise the event stream (which libyaml parses without recursion) is measured exactly.
+
+# A block collection nested d deep starts at column d/2 - 1 or more (`- - - x` is the most
+# compact), after nothing but indentation and `-`, `?`, `:` indicators on its line. So with no
+# line starting with 40 such characters, block nesting stays under about 80.
+_DEEP_BLOCK_PREFIX = 40
+_DEEP_LINE = re.compile(r"\n[ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX)  # a literal start: fast search
+_DEEP_LINE_ANY_BREAK = re.compile(r"[\n\r\x85\u2028\u2029][ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX)  # YAML 1.1
+# A flow collection starts where a node may start: at the start of a line, or after one of
+# `: , [ { ? -` and blanks, with perhaps anchors and tags (`&a !t [`) in between. Brackets
+# elsewhere (`attributes["x"]` or `in ["a"]` in CEL, comments) are not collections. Empty `[]`
+# and `{}` hold nothing and do not count. The pattern runs over the reversed text, where what
+# precedes a bracket can be checked with a lookahead; each bracket's check stops at the next
+# bracket, line break or indicator, so the scan stays linear.
+_FLOW_OPEN_REVERSED = re.compile(
+    r"[\[{](?<![\]}][\[{])"
+    r"(?=[ \t]*+(?:[^\s\[\]{},&!]*+[&!][ \t]*+)*+(?:[\n\r\x85\u2028\u2029:,\[{?-]|\Z))"
+)
+_FLOW_OPEN_LIMIT = MAX_DEPTH - 2 * _DEEP_BLOCK_PREFIX
+
+
+def _depth_problem(text: str) -> Problem | None:
+    if not _may_be_deep(text):
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            cls = event.__class__
+            if cls is MappingStartEvent or cls is SequenceStartEvent:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = event.start_mark.line + 1
+                    return Problem(
+                        f"nesting is deeper than {MAX_DEPTH} levels (line {line})",
+                        line=line,
+                        column=event.start_mark.column + 1,
+                    )
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # the load reports it, at a point no deeper than this scan reached
+    return None
+
+
+def _may_be_deep(text: str) -> bool:
+    if _DEEP_LINE.search(text) or _DEEP_LINE.match("\n" + text[: _DEEP_BLOCK_PREFIX + 1]):
+        return True
+    other_breaks = "\r" in text or (not text.isascii() and any(c in text for c in "\x85\u2028\u2029"))
+    if other_breaks and _DEEP_LINE_ANY_BREAK.search(text):
+        return True
+    openers = text.count("[") + text.count("{") - text.count("[]") - text.count("{}")
+    if openers <= _FLOW_OPEN_LIMIT:
+        return False
+    for count, _ in enumerate(_FLOW_OPEN_REVERSED.finditer(text[::-1]), start=1):
+        if count > _FLOW_OPEN_LIMIT:
+            return True
+    return False
+
+
+# -- YAML ------------------------------------------------------------------------
+
+
+def _implicit_resolvers() -> dict:
+    """PyYAML's YAML 1.1 resolvers, adjusted to go-yaml v2: no base-60 numbers, timestamps are
+    plain strings; a bare y/n is marked so that it can be warned about."""
+    replaced = {
+        "tag:yaml.org,2002:int": re.compile(
+            r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"
+        ),
+        "tag:yaml.org,2002:float": re.compile(
+            r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+    }
+    dropped = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"}  # `=` is a string
+    resolvers = {}
+    for first, entries in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
+        resolvers[first] = tuple(
+            (tag, replaced.get(tag, regexp)) for tag, regexp in entries if tag not in dropped
+        )
+    for first in "yYnN":
+        resolvers[first] += ((_YES_NO_LETTER, re.compile(r"^[yYnN]$")),)
+    return resolvers
+
+
+class _ScenarioLoader(yaml.CSafeLoader):
+    """CSafeLoader reading YAML as Kubernetes does; records duplicate and odd keys in `issues`."""
+
+    yaml_implicit_resolvers = _implicit_resolvers()
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.issues: list[tuple[str, object, str]] = []  # (message, node, severity)
+        self.failed_node = None
+        self._flat: dict = {}
+
+    def start_document(self):
+        self.issues = []
+        self._flat = {}
+
+    # The C parser asks this for every node; a lean version of BaseResolver.resolve.
+    def resolve(self, kind, value, implicit):
+        if kind is ScalarNode:
+            if implicit[0]:
+                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                    if regexp.match(value):
+                        return tag
+            return _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+    def construct_sequence(self, node, deep=False):
+        if not isinstance(node, SequenceNode):
+            return super().construct_sequence(node, deep)
+        construct = self.construct_object
+        return [
+            child.value if child.tag == _STR and child.__class__ is ScalarNode else construct(child, deep=deep)
+            for child in node.value
+        ]
+
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, MappingNode):
+            return super().construct_mapping(node, deep)
+        construct = self.construct_object
+        issues = len(self.issues)
+        mapping = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _STR and key_node.__class__ is ScalarNode:
+                key = key_node.value
+            elif key_node.tag == _MERGE:
+                del self.issues[issues:]
+                return self._construct_merged_mapping(node, deep)
+            else:
+                key = self._construct_key(key_node, deep)
+                if key is None:
+                    continue
+            if key in mapping:
+                self.issues.append((f'duplicate key "{_clip(key)}"', key_node, ERROR))
+            if value_node.tag == _STR and value_node.__class__ is ScalarNode:
+                mapping[key] = value_node.value
+            else:
+                mapping[key] = construct(value_node, deep=deep)
+        return mapping
+
+    def _construct_merged_mapping(self, node, deep):
+        """`<<` merge keys: merged entries first, then the node's own, which win. Only the own
+        entries must be unique."""
+        pairs, inherited = self._flattened(node, set())
+        construct = self.construct_object
+        mapping = {}
+        own = set()
+        for index, (key_node, value_node) in enumerate(pairs):
+            key = self._construct_key(key_node, deep)
+            if key is None:
+                continue
+            if index >= inherited:
+                if key in own:
+                    self.issues.append((f'duplicate key "{_clip(key)}"', key_node, ERROR))
+                own.add(key)
+            mapping[key] = construct(value_node, deep=deep)
+        return mapping
+
+    def _flattened(self, node, active: set) -> tuple[list, int]:
+        """The entries of a mapping with its merges resolved, and how many of them are merged.
+        Merged entries are deduplicated and memoised, so chains of merges stay linear."""
+        if id(node) in self._flat:
+            return self._flat[id(node)]
+        if id(node) in active:
+            raise ConstructorError(None, None, "merge keys (<<) form a cycle", node.start_mark)
+        active.add(id(node))
+        merged: dict = {}
+        own = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE:
+                own.append((key_node, value_node))
+                continue
+            if isinstance(value_node, MappingNode):
+                sources = [value_node]
+            elif isinstance(value_node, SequenceNode):
+                sources = list(reversed(value_node.value))  # the first mapping listed wins
+            else:
+                sources = [value_node]
+            for source in sources:
+                if not isinstance(source, MappingNode):
+                    raise ConstructorError(
+                        None, None, "the value of a << merge key must be a mapping or a list of mappings",
+                        source.start_mark,
+                    )
+                for pair in self._flattened(source, active)[0]:
+                    merged[_node_key(pair[0])] = pair
+        active.discard(id(node))
+        result = (list(merged.values()) + own, len(merged))
+        self._flat[id(node)] = result
+        return result
+
+    def _construct_key(self, key_node, deep):
+        """A mapping key as Kubernetes' YAML-to-JSON conversion writes it, or None (recorded)."""
+        key = self.construct_object(key_node, deep=deep)
+        if key.__class__ is str:
+            return key
+        if isinstance(key, bool):
+            return "true" if key else "false"
+        if isinstance(key, int):
+            return str(key)
+        if isinstance(key, float):
+            return _go_float32_string(key)
+        what = "null" if key is None else f"a {_type_name(key)}"
+        self.issues.append((f"mapping keys must be strings, numbers or booleans, not {what}", key_node, ERROR))
+        return None
+
+
+def _node_key(node):
+    if isinstance(node, ScalarNode):
+        return (node.tag, node.value)
+    return id(node)
+
+
+def _refuse_tag(loader, node):
+    loader.failed_node = node
+    tag = node.tag
+    short = "!!" + tag[len(_TAG_PREFIX):] if tag.startswith(_TAG_PREFIX) else tag
+    raise ConstructorError(None, None, f"YAML tag {_clip(short)} is not allowed", node.start_mark)
+
+
+def _original_string(loader, node):
+    return loader.construct_scalar(node)
+
+
+def _yes_no_letter(loader, node):
+    value = loader.construct_scalar(node)
+    meaning = "true" if value in "yY" else "false"
+    loader.issues.append((
+        f'unquoted {value} is the boolean {meaning} to Kubernetes (YAML 1.1); '
+        f'the playground reads the string "{value}": quote it to mean the letter',
+        node,
+        WARNING,
+    ))
+    return value
+
+
+def _checked(construct):
+    """`!!int x` makes PyYAML raise a bare ValueError; give it the node's position."""
+
+    def checked(loader, node):
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, IndexError):
+            loader.failed_node = node
+            short = "!!" + node.tag[len(_TAG_PREFIX):]
+            raise ConstructorError(
+                None, None, f"{_clip(repr(node.value))} is not a valid {short}", node.start_mark
+            ) from None
+
+    return checked
+
+
+for _tag in ("int", "float", "bool"):
+    _ScenarioLoader.add_constructor(
+        _TAG_PREFIX + _tag, _checked(_ScenarioLoader.yaml_constructors[_TAG_PREFIX + _tag])
+    )
+_ScenarioLoader.add_constructor("tag:yaml.org,2002:timestamp", _original_string)
+_ScenarioLoader.add_constructor(_YES_NO_LETTER, _yes_no_letter)
+for _tag in ("binary", "set", "omap", "pairs"):
+    _ScenarioLoader.add_constructor(_TAG_PREFIX + _tag, _refuse_tag)
+_ScenarioLoader.add_constructor(None, _refuse_tag)
+
+
+@dataclass
+class _Doc:
+    """One document of the stream, with where it and its List items are in the text."""
+
+    index: int
+    data: object
+    span: tuple | None  # (start offset, end offset, 0-based line, 0-based column)
+    item_spans: list | None = None  # for a List (or a JSON array): one span per item
+    issues: list = field(default_factory=list)  # (doc-relative path, message, line, column, severity)
+
+
+def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
+    docs: list[_Doc] = []
+    problems: list[Problem] = []
+    loader = None
+    node = None
+    issue_count = 0
+    try:
+        loader = _ScenarioLoader(text)
+        while loader.check_node():
+            if len(docs) == MAX_DOCUMENTS:
+                problems.append(Problem(f"the stream has more than {MAX_DOCUMENTS} documents"))
+                break
+            node = loader.get_node()
+            loader.start_document()
+            data = loader.construct_document(node)
+            doc = _Doc(len(docs), data, _span(node))
+            if loader.issues:
+                doc.issues = _locate_issues(node, loader.issues)
+                issue_count += sum(1 for issue in doc.issues if issue[4] == ERROR)
+            if isinstance(data, (dict, list)):
+                doc.item_spans = _item_spans(node, data)
+            docs.append(doc)
+            node = None
+            if issue_count > MAX_PROBLEMS:
+                break
+    except yaml.MarkedYAMLError as exc:
+        problems.append(_yaml_error(exc, len(docs), node, loader.failed_node if loader else None))
+    except yaml.reader.ReaderError as exc:
+        problems.append(_reader_error(exc, text))
+    except UnicodeEncodeError as exc:  # lone surrogates in a str
+        line = text.count("\n", 0, exc.start) + 1
+        problems.append(Problem(f"input is not valid Unicode: a lone surrogate at line {line}", line=line))
+    except (RecursionError, MemoryError) as exc:
+        problems.append(Problem(f"YAML is too large or too deeply nested to read ({type(exc).__name__})"))
+    except Exception as exc:  # libyaml and the constructor raise a few plain errors (TypeError, ValueError)
+        problems.append(Problem(f"YAML could not be read: {_clip(str(exc), 200)}", ref=(len(docs),)))
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return docs, problems
+
+
+def _span(node) -> tuple:
+    start, end = node.start_mark, node.end_mark
+    return (start.index, end.index, start.line, start.column)
+
+
+def _item_spans(root, data) -> list | None:
+    """Spans of the items of a List document, or of a top-level flow sequence (a JSON array)."""
+    if isinstance(data, list):
+        if isinstance(root, SequenceNode) and root.flow_style and len(root.value) == len(data):
+            return [_span(item) for item in root.value]
+        return None
+    if not _is_list_kind(data) or not isinstance(root, MappingNode):
+        return None
+    items = None
+    for key_node, value_node in root.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == "items":
+            items = value_node
+    if isinstance(items, SequenceNode) and len(items.value) == len(data["items"]):
+        return [_span(item) for item in items.value]
+    return None
+
+
+def _locate_issues(root, issues) -> list:
+    paths = _node_paths(root, {id(node) for _, node, _ in issues})
+    located = [
+        (paths.get(id(node), ()), message, node.start_mark.line + 1, node.start_mark.column + 1, severity)
+        for message, node, severity in issues
+    ]
+    return sorted(located, key=lambda issue: (issue[2], issue[3]))
+
+
+def _node_paths(root, wanted: set) -> dict:
+    """Paths (keys and indexes) from `root` to the nodes whose ids are in `wanted`, in document
+    order, so a node shared through an alias is found where its anchor is."""
+    found: dict = {}
+    stack = [(root, ())]
+    visited = set()
+    while stack and len(found) < len(wanted):
+        node, path = stack.pop()
+        if id(node) in wanted and id(node) not in found:
+            found[id(node)] = path
+        if not isinstance(node, (MappingNode, SequenceNode)) or id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend((child, path + (i,)) for i, child in reversed(list(enumerate(node.value))))
+            continue
+        for key_node, value_node in reversed(node.value):
+            key = key_node.value if isinstance(key_node, ScalarNode) else "?"
+            stack.append((value_node, path + (key,)))
+            stack.append((key_node, path + (key,)))
+    return found
+
+
+def _yaml_error(exc: yaml.MarkedYAMLError, doc_index: int, root, failed_node) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark is not None else None
+    column = mark.column + 1 if mark is not None else None
+    where = f" (line {line}, column {column})" if mark is not None else ""
+    if isinstance(exc, ConstructorError):
+        path = ()
+        if root is not None and failed_node is not None:
+            path = _node_paths(root, {id(failed_node)}).get(id(failed_node), ())
+        message = exc.problem if failed_node is not None else f"YAML error: {exc.problem}"
+        return Problem(f"{message}{where}", path=path, line=line, column=column, ref=(doc_index,))
+    return Problem(f"YAML syntax error: {exc.problem}{where}", line=line, column=column)
+
+
+def _reader_error(exc, text: str) -> Problem:
+    position = exc.position if isinstance(exc.position, int) else 0
+    # libyaml counts bytes of the UTF-8 text; map back to characters for the line.
+    prefix = text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace")
+    line = prefix.count("\n") + 1
+    column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+    if isinstance(exc.character, int):
+        return Problem(
+            f"input looks binary: control character U+{exc.character:04X} at line {line}, column {column}",
+            line=line,
+            column=column,
+        )
+    return Problem(f"input is not valid text: {exc.reason} (line {line})", line=line)
+
+
+# -- aliases ---------------------------------------------------------------------
+
+# `&name` where a node may start; not `a&b` in a URL or `&&` in CEL.
+_ANCHOR = re.compile(r"&(?<![^\s\[{,:]&)[\w-]")
+
+
+def _may_have_aliases(text: str) -> bool:
+    return "*" in text and _ANCHOR.search(text) is not None
+
+
+def _alias_problem(docs: list[_Doc], *, limit: int) -> Problem | None:
+    """Aliases become shared objects: cheap to load, explosive to walk. Count the tree as any
+    walk would see it (every shared object counted each time it is reached), memoised per object."""
+    sizes: dict = {}
+    total = 0
+    for doc in docs:
+        size = _expanded_size(doc.data, sizes, limit)
+        total += size
+        if total > limit:
+            line = doc.span[2] + 1 if doc.span else None
+            what = "form a cycle" if size == float("inf") else f"expand to more than {limit} nodes"
+            return Problem(
+                f"YAML aliases {what} (document {doc.index + 1}); Kubernetes refuses such input too",
+                line=line,
+                ref=(doc.index,),
+            )
+    return None
+
+
+def _expanded_size(root, sizes: dict, limit: int) -> float:
+    if not isinstance(root, (dict, list)):
+        return 1
+    active = set()  # containers on the current path, to see cycles
+    stack = [(root, False)]
+    while stack:
+        obj, finished = stack.pop()
+        key = id(obj)
+        children = obj.values() if isinstance(obj, dict) else obj
+        if finished:
+            size = 1 + (len(obj) if isinstance(obj, dict) else 0)
+            for child in children:
+                size += sizes[id(child)] if isinstance(child, (dict, list)) else 1
+            sizes[key] = min(size, limit + 1)
+            active.discard(key)
+            continue
+        if key in sizes:
+            continue
+        if key in active:
+            return float("inf")
+        active.add(key)
+        stack.append((obj, True))
+        for child in children:
+            if isinstance(child, (dict, list)) and id(child) not in sizes:
+                if id(child) in active:
+                    return float("inf")
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+# -- JSON ------------------------------------------------------------------------
+
+_JSON_START = re.compile(r"\s*[\[{]")
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+# A string, or an unterminated one up to the end: always matching keeps the scan linear.
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_DEPTH = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _looks_like_json(text: str) -> bool:
+    return _JSON_START.match(text) is not None
+
+
+def _object_without_duplicates(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("duplicate key")  # the YAML reader reports it with its line
+    return obj
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_object_without_duplicates, parse_constant=_refuse_constant)
+
+
+def _load_json(text: str) -> list[_Doc] | None:
+    """Fast path for JSON; None sends the text to the YAML reader, whose errors carry positions."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    if brackets and max(accumulate(map(_BRACKET_DEPTH.__getitem__, brackets))) > MAX_DEPTH:
+        return None
+    try:
+        start = _JSON_WS.match(text).end()
+        if text[start] == "[":
+            data, spans, end = _json_array(text, start)
+        else:
+            data, spans, end = _json_object(text, start)
+        if _JSON_WS.match(text, end).end() != len(text):
+            return None
+    except (ValueError, StopIteration, IndexError, RecursionError):
+        return None
+    lines = _Lines(text)
+    doc = _Doc(0, data, lines.span(start, end))
+    if spans is not None and (isinstance(data, list) or _is_list_kind(data)):
+        doc.item_spans = [lines.span(s, e) for s, e in spans]
+    return [doc]
+
+
+def _json_array(text: str, i: int):
+    scan, ws = _JSON.scan_once, _JSON_WS.match
+    items, spans = [], []
+    i = ws(text, i + 1).end()
+    if text[i] == "]":
+        return items, spans, i + 1
+    while True:
+        value, end = scan(text, i)
+        items.append(value)
+        spans.append((i, end))
+        i = ws(text, end).end()
+        if text[i] == "]":
+            return items, spans, i + 1
+        if text[i] != ",":
+            raise ValueError("expected , or ]")
+        i = ws(text, i + 1).end()
+
+
+def _json_object(text: str, i: int):
+    """The top-level object, parsed member by member so the items of a List keep their offsets."""
+    scan, ws = _JSON.scan_once, _JSON_WS.match
+    obj: dict = {}
+    item_spans = None
+    i = ws(text, i + 1).end()
+    if text[i] == "}":
+        return obj, None, i + 1
+    while True:
+        if text[i] != '"':
+            raise ValueError("expected a key")
+        key, i = json.decoder.scanstring(text, i + 1)
+        i = ws(text, i).end()
+        if text[i] != ":":
+            raise ValueError("expected :")
+        i = ws(text, i + 1).end()
+        if key == "items" and text[i] == "[":
+            value, item_spans, i = _json_array(text, i)
+        else:
+            value, i = scan(text, i)
+        if key in obj:
+            raise ValueError("duplicate key")
+        obj[key] = value
+        i = ws(text, i).end()
+        if text[i] == "}":
+            return obj, item_spans, i + 1
+        if text[i] != ",":
+            raise ValueError("expected , or }")
+        i = ws(text, i + 1).end()
+
+
+class _Lines:
+    """Offsets to (line, column), for offsets asked in increasing order."""
+
+    def __init__(self, text: str):
+        self.text, self.offset, self.line, self.line_start = text, 0, 0, 0
+
+    def span(self, start: int, end: int) -> tuple:
+        newlines = self.text.count("\n", self.offset, start)
+        if newlines:
+            self.line += newlines
+            self.line_start = self.text.rfind("\n", self.offset, start) + 1
+        self.offset = start
+        return (start, end, self.line, start - self.line_start)
+
+
+# -- objects -----------------------------------------------------------------------
+
+
+def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject], list[Problem]]:
+    objects: list[RawObject] = []
+    problems: list[Problem] = []
+    errors = 0
+
+    def add(problem: Problem) -> None:
+        nonlocal errors
+        problems.append(problem)
+        errors += problem.severity == ERROR
+
+    for doc in docs:
+        data = doc.data
+        issues_by_ref = _issues_by_ref(doc)
+        if data is None:
+            continue  # an empty document
+        if isinstance(data, list) and doc.item_spans is not None:
+            candidates = [((doc.index, i), item) for i, item in enumerate(data)]
+        elif isinstance(data, dict) and _is_list_kind(data):
+            items = data.get("items")
+            if items is None:
+                candidates = []
+            elif isinstance(items, list):
+                candidates = [((doc.index, i), item) for i, item in enumerate(items)]
+            else:
+                add(_located(
+                    positions, (doc.index,), ("items",),
+                    f"document {doc.index + 1}: \"items\" of a {data['kind']} must be a list, "
+                    f"got {_a(_type_name(items))}", kind=data["kind"],
+                ))
+                continue
+        else:
+            candidates = [((doc.index,), data)]
+        for ref, item in candidates:
+            if errors > MAX_PROBLEMS:
+                return objects, problems  # the rest would not be shown
+            for path, message, line, column, severity in issues_by_ref.pop(ref, []):
+                kind, name = _identity(item)
+                add(Problem(
+                    message, kind=kind, name=name, path=path, line=line, column=column, severity=severity, ref=ref
+                ))
+            problem = _object_problem(ref, item, positions)
+            if problem is not None:
+                add(problem)
+            else:
+                objects.append(RawObject(item, ref, positions.object_line(ref)))
+        for leftover in issues_by_ref.values():  # e.g. a duplicate key in a List's own fields
+            for path, message, line, column, severity in leftover:
+                add(Problem(message, path=path, line=line, column=column, severity=severity, ref=(doc.index,)))
+    return objects, problems
+
+
+def _issues_by_ref(doc: _Doc) -> dict:
+    by_ref: dict = {}
+    for path, message, line, column, severity in doc.issues:
+        ref, rest = (doc.index,), path
+        if doc.item_spans is not None:
+            if isinstance(doc.data, list) and path and isinstance(path[0], int):
+                ref, rest = (doc.index, path[0]), path[1:]
+            elif len(path) >= 2 and path[0] == "items" and isinstance(path[1], int):
+                ref, rest = (doc.index, path[1]), path[2:]
+        by_ref.setdefault(ref, []).append((rest, message, line, column, severity))
+    return by_ref
+
+
+def _object_problem(ref: tuple, data, positions: "_Positions") -> Problem | None:
+    where = f"document {ref[0] + 1}" + (f", items[{ref[1]}]" if len(ref) > 1 else "")
+    if not isinstance(data, dict):
+        return _located(
+            positions, ref, (),
+            f"{where}: expected a Kubernetes object (a mapping with apiVersion and kind), "
+            f"got {_a(_type_name(data))}",
+        )
+    kind, name = _identity(data)
+    missing = [f'"{key}"' for key in ("apiVersion", "kind") if key not in data or data[key] in ("", None)]
+    if missing:
+        return _located(
+            positions, ref, (),
+            f"{where}: missing {' and '.join(missing)}; every Kubernetes object needs apiVersion and kind",
+            kind=kind, name=name,
+        )
+    for key in ("apiVersion", "kind"):
+        if not isinstance(data[key], str):
+            return _located(
+                positions, ref, (key,),
+                f'{where}: "{key}" must be a string, got {_a(_type_name(data[key]))}',
+                kind=kind, name=name,
+            )
+    return None
+
+
+def _located(positions, ref, path, message, *, kind="", name="") -> Problem:
+    position = positions.position(ref, path)
+    line, column = position if position else (None, None)
+    return Problem(message, kind=kind, name=name, path=path, line=line, column=column, ref=ref)
+
+
+def _identity(data) -> tuple[str, str]:
+    """(kind, name) for messages: name is `namespace/name` when a namespace is set."""
+    if not isinstance(data, dict):
+        return "", ""
+    kind = data.get("kind") if isinstance(data.get("kind"), str) else ""
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        return kind, ""
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    return kind, f"{namespace}/{name}" if namespace and name else name
+
+
+def _is_list_kind(data) -> bool:
+    """`kind: List`, or a typed list as kubectl prints it (`ResourceSliceList`)."""
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return isinstance(kind, str) and kind.endswith("List") and "items" in data
+
+
+def _type_name(value) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """User text quoted in a message, cut short."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _a(noun: str) -> str:
+    return noun if noun == "null" else ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+def _go_float32_string(value: float) -> str:
+    """A float key as sigs.k8s.io/yaml writes it: strconv.FormatFloat(v, 'g', -1, 32)."""
+    if value != value:
+        return ".nan"
+    if value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    if single == 0:
+        return "0"
+    for precision in range(1, 10):
+        mantissa = f"{abs(single):.{precision - 1}e}"
+        if struct.unpack("f", struct.pack("f", float(mantissa)))[0] == abs(single):
+            break
+    digits, exponent = mantissa.split("e")
+    digits, exponent = digits.replace(".", "").rstrip("0") or "0", int(exponent)
+    sign = "-" if single < 0 else ""
+    if exponent < -4 or exponent >= 6:  # Go's %g for the shortest form
+        rest = "." + digits[1:] if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{rest}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    point = exponent + 1
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return f"{sign}{digits}{'0' * (point - len(digits))}"
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+# -- positions ----------------------------------------------------------------------
+
+
+class _Positions:
+    """Source positions, built on demand: each object's text is composed again when asked."""
+
+    CACHE = 16
+
+    def __init__(self, text: str, docs: list[_Doc]):
+        self.text = text
+        self.spans: dict = {}
+        for doc in docs:
+            if doc.span is not None:
+                self.spans[(doc.index,)] = doc.span
+            for i, span in enumerate(doc.item_spans or ()):
+                self.spans[(doc.index, i)] = span
+        self._nodes: OrderedDict = OrderedDict()  # ref -> (root node, line offset, first-line column shift)
+
+    def object_line(self, ref: tuple) -> int | None:
+        span = self.spans.get(ref)
+        return span[2] + 1 if span else None
+
+    def position(self, ref: tuple, path: tuple) -> tuple[int, int] | None:
+        span = self.spans.get(ref)
+        if span is not None and not path:
+            return (span[2] + 1, span[3] + 1)
+        composed = self._node(ref)
+        if composed is None:
+            return (span[2] + 1, span[3] + 1) if span else None
+        node, line_offset, first_line_shift = composed
+        mark = _mark_at(node, path)
+        return (mark.line + line_offset + 1, mark.column + 1 + (first_line_shift if mark.line == 0 else 0))
+
+    def _node(self, ref: tuple):
+        if ref in self._nodes:
+            self._nodes.move_to_end(ref)
+            return self._nodes[ref]
+        composed = self._compose_slice(ref) or self._compose_from_stream(ref)
+        if composed is not None:
+            self._nodes[ref] = composed
+            if len(self._nodes) > self.CACHE:
+                self._nodes.popitem(last=False)
+        return composed
+
+    def _compose_slice(self, ref: tuple):
+        """Compose just the object's text, indented as in the stream so block structure holds.
+        (An object far along one long line, minified JSON, is flow style and needs no indent.)"""
+        span = self.spans.get(ref)
+        if span is None:
+            return None
+        start, end, line, column = span
+        indent = column if column <= 1000 else 0
+        try:
+            node = next(yaml.compose_all(" " * indent + self.text[start:end], Loader=yaml.CSafeLoader), None)
+        except Exception:  # e.g. an alias to an anchor outside the slice
+            return None
+        if not isinstance(node, MappingNode):
+            return None
+        return node, line, column - indent
+
+    def _compose_from_stream(self, ref: tuple):
+        """The slow way: compose the stream up to the object's document."""
+        try:
+            with _gc_paused():
+                for index, node in enumerate(yaml.compose_all(self.text, Loader=yaml.CSafeLoader)):
+                    if index == ref[0]:
+                        break
+                else:
+                    return None
+        except Exception:
+            return None
+        if len(ref) > 1:
+            if isinstance(node, MappingNode):
+                node = _child(node, "items")
+            if not isinstance(node, SequenceNode) or ref[1] >= len(node.value):
+                return None
+            node = node.value[ref[1]]
+        return node, 0, 0
+
+
+def _mark_at(node, path: tuple):
+    """The mark of the deepest node on `path`: a mapping member's key, a list item."""
+    mark = node.start_mark
+    for part in path:
+        if isinstance(node, MappingNode) and isinstance(part, str):
+            pair = _member(node, part, set())
+            if pair is None:
+                break
+            mark, node = pair[0].start_mark, pair[1]
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            mark = node.start_mark
+        else:
+            break
+    return mark
+
+
+def _member(node, key: str, seen: set):
+    """The (key node, value node) pair for `key`: the node's own last one, else a merged one."""
+    if id(node) in seen:
+        return None
+    seen.add(id(node))
+    merges = []
+    for key_node, value_node in reversed(node.value):
+        if key_node.tag == _MERGE:
+            merges.append(value_node)
+        elif isinstance(key_node, ScalarNode) and key_node.value == key:
+            return key_node, value_node
+    for source in reversed(merges):
+        for candidate in source.value if isinstance(source, SequenceNode) else [source]:
+            if isinstance(candidate, MappingNode):
+                pair = _member(candidate, key, seen)
+                if pair is not None:
+                    return pair
+    return None
+
+
+def _child(node, key: str):
+    pair = _member(node, key, set())
+    return pair[1] if pair else None

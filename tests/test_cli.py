@@ -1,0 +1,138 @@
+"""`manage.py allocate` as a user runs it: exit codes, output formats and hostile input."""
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import CONFORMANCE_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "allocator" / "examples"
+
+
+def allocate(*args, stdin: bytes | None = None, timeout: float = 60):
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "allocate", *args],
+        cwd=ROOT, input=stdin, capture_output=True, timeout=timeout,
+    )
+    proc.elapsed = time.monotonic() - started
+    out = proc.stdout.decode("utf-8", "replace")
+    err = proc.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in out + err, out + err
+    return proc, out
+
+
+def test_allocated_scenario_exits_zero_with_the_contract_json():
+    proc, out = allocate(str(EXAMPLES / "simple-gpu.yaml"), "-o", "json")
+    data = json.loads(out)
+    assert proc.returncode == 0
+    assert data["outcome"] == "allocated" and data["node"] == "worker-1"
+    claim = data["claims"][0]
+    assert claim["metadata"] == {"name": "single-gpu", "namespace": "default"}
+    assert claim["status"]["allocation"]["devices"]["results"] == [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "worker-1", "device": "gpu-1"}]
+
+
+def test_unsatisfiable_exits_one_and_yaml_output_parses():
+    proc, out = allocate(str(EXAMPLES / "partitionable-devices.yaml"), "-o", "yaml")
+    data = yaml.safe_load(out)
+    assert proc.returncode == 1
+    assert data["outcome"] == "unsatisfiable"
+    assert data["message"] == "0/1 nodes are available: 1 cannot allocate all claims."
+
+
+def test_human_report_explains_each_device():
+    proc, out = allocate(str(EXAMPLES / "partitionable-devices.yaml"))
+    assert proc.returncode == 1
+    assert "counter memory in set gpu-0 would need 6Gi with 2Gi left" in out
+
+
+def test_stdin_and_feature_gates_are_read():
+    text = (EXAMPLES / "compatibility-groups.yaml").read_bytes()
+    proc, out = allocate("-", "-o", "json", "--feature-gates", "DRADeviceCompatibilityGroups=true", stdin=text)
+    assert proc.returncode == 0
+    proc, out = allocate("-", "-o", "json", stdin=text)
+    assert proc.returncode == 1
+
+
+def test_bad_feature_gate_is_invalid_input():
+    proc, out = allocate(str(EXAMPLES / "simple-gpu.yaml"), "-o", "json", "--feature-gates", "Bogus=true")
+    assert proc.returncode == 2
+    assert "unrecognized feature gate: Bogus" in json.loads(out)["message"]
+
+
+def test_missing_file_is_a_clear_error():
+    proc, out = allocate("/nonexistent/scenario.yaml")
+    assert proc.returncode == 2
+    assert "cannot read /nonexistent/scenario.yaml" in out
+
+
+@pytest.mark.parametrize("name", ["simple", "invalid-CEL-one-device", "duplicate-slice"])
+def test_conformance_cases_through_the_real_command(name):
+    if CONFORMANCE_DIR is None:
+        pytest.skip("conformance cases not found")
+    case = yaml.safe_load((CONFORMANCE_DIR / name / "case.yaml").read_text())
+    args = [str(CONFORMANCE_DIR / name / "scenario.yaml"), "-o", "json", "--node", case["node"]]
+    gates = ",".join(f"{k}={str(v).lower()}" for k, v in case["featureGates"].items())
+    proc, out = allocate(*args, "--feature-gates", gates)
+    assert json.loads(out)["outcome"] == case["expect"]["outcome"]
+    assert proc.returncode == {"allocated": 0, "unsatisfiable": 1, "invalid": 2}[case["expect"]["outcome"]]
+
+
+CLASS = 'apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors:\n  - cel: {expression: %s}\n'
+SLICE = ("---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: d.example.com\n"
+         "  nodeName: n1\n  pool: {name: p, resourceSliceCount: 1}\n  devices:\n%s")
+CLAIM = ("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"
+         "    requests:\n    - name: r\n      exactly: {deviceClassName: gpu, count: %d}\n")
+
+
+def scenario(expression='device.driver == "d.example.com"', devices=1, count=1, attrs=""):
+    listed = "".join(f"  - name: d{i}\n{attrs}" for i in range(devices))
+    return (CLASS % json.dumps(expression) + SLICE % listed + CLAIM % count).encode()
+
+
+HOSTILE = {
+    "malformed yaml": (b"apiVersion: v1\nkind: Node\nmetadata: {name: [\n", 2, "line"),
+    "scalar for object": (b"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: 5\n", 2,
+                          "spec"),
+    "wrong type": (scenario().replace(b"count: 1", b"count: many"), 2, "count"),
+    "invalid name": (scenario().replace(b"{name: c}", b"{name: Bad_Name}"), 2, "metadata.name"),
+    "bad quantity": (scenario(attrs="    capacity: {memory: {value: 1 Gi}}\n"), 2, "quantities must match"),
+    "unknown class": (scenario().replace(b"deviceClassName: gpu", b"deviceClassName: nope"), 2, "does not exist"),
+    "cel syntax": (scenario("device.driver == "), 2, "selectors[0].cel.expression"),
+    "cel type": (scenario("device.driver == 1"), 2, "found no matching overload"),
+    "cel forever": (scenario("[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10]"
+                             ".all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, "
+                             "[1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f >= 0))))))"), 2, "cost limit"),
+    "catastrophic regex": (scenario('"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!".matches("^(a+)+$") || true'), 0, ""),
+    "alias bomb": (b"a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+                   b"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+                   b"f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+                   b"h: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", 2, "alias"),
+    "deep block nesting": (b"- " * 20000 + b"x\n", 2, "nest"),
+    "oversize input": (b"#" * (16 * 1024 * 1024 + 10), 2, "limit is 16777216 bytes"),
+    "deep flow nesting": (b"[" * 20000 + b"]" * 20000, 2, "nest"),
+    "invalid utf-8": (b"apiVersion: v1\nkind: Node\nmetadata: {name: \xff\xfe}\n", 2, "UTF-8"),
+    "binary garbage": (bytes(range(256)) * 40, 2, ""),
+    "exploding search": (scenario(devices=30, count=10).replace(
+        b"count: 10}\n", b"count: 10}\n    - name: big\n      exactly:\n        deviceClassName: gpu\n"
+        b"        selectors: [{cel: {expression: 'device.attributes[\"d.example.com\"].?big.orValue(false)'}}]\n"),
+        1, "search gave up"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_input_ends_quickly_with_a_clear_message(name):
+    text, code, fragment = HOSTILE[name]
+    proc, out = allocate("-", "-o", "json", "--node", "n1", stdin=text, timeout=30)
+    data = json.loads(out)
+    assert proc.returncode == code, data["message"]
+    assert fragment.lower() in (data["message"] or "").lower() + json.dumps(data["problems"]).lower()
+    assert proc.elapsed < 15
+    if code == 2:
+        assert data["problems"] and data["message"]
