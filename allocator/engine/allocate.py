@@ -176,6 +176,7 @@ class Allocator:
         self.group_baselines: dict = {}  # pool id -> {set: GroupState} (lazy)
         self.selectable_cache: dict = {}
         self.derived_cache: dict = {}
+        self.program_cache: dict = {}
         self.selected_sub: dict = {}
         self.why = None  # reason for the last refusal (explanations)
         # The furthest the search got: the request it could not satisfy and the picks before it.
@@ -317,11 +318,9 @@ class Allocator:
     def _selectable(self, rd: RequestData, device: Device):
         if device.binding_conditions is not None and not self.features.device_binding:
             return False, ("binding-gate",)
-        claim = self.claims[rd.claim_index]
-        for owner, expressions in (("class", rd.device_class.selectors), ("claim", rd.request.selectors)):
-            for index, expression in enumerate(expressions):
-                if not self._evaluate(owner, index, expression, rd, device, claim):
-                    return False, ("selector", owner, index, expression)
+        for owner, index, expression, program in self._programs(rd):
+            if not self._evaluate(owner, index, program, rd, device):
+                return False, ("selector", owner, index, expression)
         s = self.slice_of_device.get(id(device))
         if s is not None and s.per_device_node_selection:
             try:
@@ -332,22 +331,33 @@ class Allocator:
                 return False, ("device-node",)
         return True, None
 
-    def _evaluate(self, owner, index, expression, rd: RequestData, device: Device, claim) -> bool:
-        who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
+    def _programs(self, rd: RequestData) -> list:
+        """Compiled class selectors, then request selectors, for one request (compiled once)."""
+        programs = self.program_cache.get(id(rd))
+        if programs is not None:
+            return programs
+        claim = self.claims[rd.claim_index]
+        programs = []
+        for owner, expressions in (("class", rd.device_class.selectors), ("claim", rd.request.selectors)):
+            who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
+            for index, expression in enumerate(expressions):
+                try:
+                    program = cel.compile_selector(expression, self.cel_options)
+                except cel.CelCompileError as exc:
+                    raise Fatal(f"{who}: selector #{index}: CEL compile error: {exc.message}", claim=claim) from None
+                programs.append((owner, index, expression, program))
+        self.program_cache[id(rd)] = programs
+        return programs
+
+    def _evaluate(self, owner, index, program, rd: RequestData, device: Device) -> bool:
         try:
-            program = cel.compile_selector(expression, self.cel_options)
-        except cel.CelCompileError as exc:
-            raise Fatal(f"{who}: selector #{index}: CEL compile error: {exc.message}", claim=claim) from None
-        try:
-            result = program.evaluate(device_input(device), deadline=self.deadline)
-        except DeviceInputError as exc:
-            raise Fatal(f"{who}: selector #{index} on device {device.id_str}: CEL runtime error: {exc}",
-                        claim=claim) from None
-        except cel.CelRuntimeError as exc:
+            return program.evaluate(device_input(device), deadline=self.deadline)
+        except (DeviceInputError, cel.CelRuntimeError) as exc:
+            claim = self.claims[rd.claim_index]
+            who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
             raise Fatal(
                 f"{who}: selector #{index} on device {device.id_str}: CEL runtime error: {runtime_message(exc)}",
                 claim=claim) from None
-        return result
 
     def derived_attribute(self, rd: RequestData, device: Device, name: str):
         """A request's derived attribute of this name evaluated on the device (shadows the device's own)."""

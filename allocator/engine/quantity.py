@@ -62,8 +62,7 @@ class Quantity:
             text = repr(text)
         if not isinstance(text, str):
             raise QuantityError(FORMAT_ERROR)
-        value, fmt = _parse_cached(text)
-        return Quantity(value, fmt)
+        return _parse_cached(text)
 
     @staticmethod
     def from_int(number: int, fmt: str = DECIMAL_SI) -> "Quantity":
@@ -143,8 +142,9 @@ def _round_up_int(value: Decimal) -> int:
     return whole
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse_cached(text: str) -> tuple[Decimal, str]:
+@functools.lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> "Quantity":
+    """Parsed quantities are shared: treat Quantity objects as immutable."""
     match = _SHAPE.match(text)
     if not match or len(text) > 256:
         raise QuantityError(FORMAT_ERROR)
@@ -176,7 +176,7 @@ def _parse_cached(text: str) -> tuple[Decimal, str]:
             fmt = DECIMAL_SI
     if sign == "-":
         amount = -amount
-    return amount, fmt
+    return Quantity(amount, fmt)
 
 
 def _canonical(value: Decimal, fmt: str) -> str:
