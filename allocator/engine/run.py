@@ -30,8 +30,8 @@ EXIT_CODES = {ALLOCATED: 0, UNSATISFIABLE: 1, INVALID: 2}
 NO_SOLUTION = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
 
-DEFAULT_MAX_STEPS = 1_000_000
-DEFAULT_TIME_LIMIT = 10.0  # seconds, like the scheduler's default Filter timeout
+DEFAULT_MAX_STEPS = 200_000  # about 3 s of search; --max-steps raises it
+DEFAULT_TIME_LIMIT = 5.0  # seconds in all; the scheduler itself allows 10 s per node
 
 
 @dataclass
