@@ -1,0 +1,56 @@
+"""Consumable capacity: the amount one share consumes and whether it fits."""
+from decimal import Decimal
+
+import pytest
+
+from allocator.engine.capacity import CapacityError, consumed_amount, resolve_requests, shortfall
+from allocator.engine.objects import Capacity, Device, RequestPolicy
+from allocator.engine.quantity import Quantity
+
+Q = Quantity.parse
+
+
+def policy(default=None, values=None, low=None, high=None, step=None):
+    valid_range = None if low is None else (Q(low), Q(high) if high else None, Q(step) if step else None)
+    return RequestPolicy(Q(default) if default else None, tuple(Q(v) for v in values) if values else None, valid_range)
+
+
+@pytest.mark.parametrize("request_,expected", [("1G", "1G"), ("500k", "1M"), ("1500M", "1500M"), (None, "1M")])
+def test_valid_range_rounds_up_to_the_step_in_the_step_format(request_, expected):
+    cap = Capacity(Q("10G"), policy(default="1M", low="1M", step="8"))
+    amount = consumed_amount("bw", cap, Q(request_) if request_ else None, fractional=True)
+    assert str(amount) == expected
+
+
+def test_binary_step_rounding_prints_binary():
+    cap = Capacity(Q("16Gi"), policy(default="1Gi", low="1Gi", step="1Gi"))
+    assert str(consumed_amount("memory", cap, Q("1500Mi"), fractional=True)) == "2Gi"
+
+
+def test_valid_values_take_the_next_value_up():
+    cap = Capacity(Q("16"), policy(default="1", values=["1", "2", "4", "8"]))
+    assert str(consumed_amount("queues", cap, Q("3"), fractional=True)) == "4"
+    assert str(consumed_amount("queues", cap, Q("9"), fractional=True)) == "9"
+
+
+def test_unrequested_capacity_without_default_consumes_everything():
+    assert str(consumed_amount("queues", Capacity(Q("8")), None, fractional=True)) == "8"
+
+
+def device(**capacity):
+    return Device("eth1", "dra.example.com", "pool", "s", {}, capacity, allow_multiple=True)
+
+
+def test_shortfall_reports_the_capacity_that_does_not_fit():
+    dev = device(bandwidth=Capacity(Q("10G")))
+    assert shortfall(dev, {"bandwidth": Q("4G")}, {"bandwidth": Decimal(7 * 10**9)}, True) == (
+        "capacity", "bandwidth", Q("4G"), Decimal(3 * 10**9))
+    assert shortfall(dev, {"bandwidth": Q("3G")}, {"bandwidth": Decimal(7 * 10**9)}, True) is None
+
+
+def test_bare_and_qualified_names_resolve_to_the_same_capacity():
+    dev = device(bandwidth=Capacity(Q("10G")))
+    assert resolve_requests({"dra.example.com/bandwidth": Q("1G")}, dev) == {"bandwidth": Q("1G")}
+    assert resolve_requests({"other.io/bandwidth": Q("1G")}, dev) is None
+    with pytest.raises(CapacityError):
+        resolve_requests({"bandwidth": Q("1G"), "dra.example.com/bandwidth": Q("1G")}, dev)
