@@ -6,13 +6,25 @@ from allocator.engine.nodematch import single_node_selector
 from allocator.engine.objects import Requirement, ResourceClaim
 
 
+def _toleration(raw: dict) -> dict:
+    """A request toleration as stored by the apiserver (operator defaults to Equal), in API field order."""
+    out = {}
+    for key in ("key", "operator", "value", "effect", "tolerationSeconds"):
+        value = raw.get(key)
+        if key == "operator" and not value:
+            value = "Equal"
+        if value not in (None, ""):
+            out[key] = value
+    return out
+
+
 def _result_entry(pick, slice_, features: AllocatorFeatures) -> dict:
     rd, device = pick.rd, pick.device
     entry = {"request": rd.name, "driver": device.driver, "pool": device.pool, "device": device.name}
     if rd.request.admin_access:
         entry["adminAccess"] = True
     if rd.request.raw_tolerations:
-        entry["tolerations"] = [dict(t) for t in rd.request.raw_tolerations]
+        entry["tolerations"] = [_toleration(t) for t in rd.request.raw_tolerations]
     if features.device_binding:
         if device.binding_conditions:
             entry["bindingConditions"] = list(device.binding_conditions)
