@@ -115,9 +115,11 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
         context["error_lines_json"] = "[]"
         return context
     problems = outcome.problems
+    dropped = [w for w in outcome.warnings if w.message.startswith("dropped on create")]
     context.update({
+        "dropped_fields": dropped,
+        "warnings": [w for w in outcome.warnings if w not in dropped],
         "problems": problems,
-        "warnings": outcome.warnings,
         "error_lines_json": json.dumps([
             {"line": p.line, "message": p.render()} for p in problems if p.line is not None
         ]),
@@ -133,6 +135,9 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
             "meters": capacity_meters(explanation),
             "why": explanation["claims"],
             "node_operations": explanation.get("nodeOperations", []),
+            "compatibility": explanation.get("compatibility", []),
+            "ignored_slices": explanation.get("ignoredSlices", []),
+            "unusable_pools": [p for p in explanation.get("pools", []) if p["state"] != "usable"],
             "device_map": explanation.get("deviceMap", []),
             "kubelet_optional_ops": settings.component_gates().kubelet.enabled("DRAOptionalNodeOperations"),
         })

@@ -153,7 +153,9 @@ class Allocator:
         deadline: float | None = None,
         cel_options: cel.Options | None = None,
         share_ids=None,
+        all_slices: list | None = None,
     ):
+        self.all_slices = all_slices  # every slice of the scenario, for explanations
         self.claims = claims
         self.classes = classes
         self.pools = pools

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from allocator.engine.allocate import Allocator, Fatal, RequestData
 from allocator.engine.counters import GroupState
+from allocator.engine.pools import SliceIndex, ignored_slices
 from allocator.engine.quantity import Quantity
 
 CHOSEN = "chosen"
@@ -231,6 +232,11 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
         "counterSets": _counter_sets(allocator),
         "capacity": _capacity(allocator),
         "nodeOperations": _node_operations(allocator, success),
+        "compatibility": _compatibility(allocator, claims),
+        "ignoredSlices": [
+            {"slice": s.name, "pool": f"{s.driver}/{s.pool}", "reason": reason}
+            for s, reason in ignored_slices(allocator.node, SliceIndex(allocator.all_slices), allocator.features)
+        ] if allocator.all_slices is not None else [],
         "deviceMap": _device_map(allocator, success),
         "steps": allocator.steps,
     }
@@ -256,7 +262,7 @@ def _pool_entry(pool) -> dict:
         "pool": pool.id_str,
         "generation": pool.generation,
         "state": state,
-        "reason": pool.invalid,
+        "reason": pool.invalid or pool.incomplete_reason,
         "slices": [s.name for s in pool.device_slices],
         "counterSlices": [s.name for s in pool.counter_slices],
         "otherSlices": [s.name for s in pool.other_device_slices],
@@ -341,6 +347,57 @@ def _capacity(allocator: Allocator) -> list:
     return out
 
 
+def _compatibility(allocator: Allocator, claims: list) -> list:
+    """Per counter set with grouped devices: the baseline, each pick's running intersection, and refusals."""
+    if not allocator.features.compatibility_groups:
+        return []
+    rejected: dict = {}
+    for claim in claims:
+        for request in claim["requests"]:
+            for cand in request["candidates"]:
+                if cand.get("code") == "groups":
+                    rejected.setdefault((cand["pool"], cand["device"]), cand["reason"])
+    out = []
+    for pool in allocator.pools:
+        if not pool.usable or not pool.counter_sets:
+            continue
+        grouped = {e.counter_set for d in pool.all_pool_devices() for e in d.consumes if e.groups}
+        if not grouped:
+            continue
+        baseline = allocator._baseline(pool)
+        for name in pool.counter_sets:
+            if name not in grouped:
+                continue
+            state = baseline.get(name, GroupState())
+            steps = []
+            for picks in allocator.results:
+                for pick in picks:
+                    for entry in pick.device.consumes:
+                        if pick.device.pool == pool.name and pick.device.driver == pool.driver \
+                                and entry.counter_set == name:
+                            state = state.add(frozenset(entry.groups))
+                            steps.append({"device": pick.device.name, "groups": sorted(entry.groups),
+                                          "after": state.describe()})
+            members = []
+            for device in pool.devices():
+                for entry in device.consumes:
+                    if entry.counter_set == name:
+                        members.append({
+                            "device": device.name,
+                            "groups": sorted(entry.groups),
+                            "rejected": rejected.get((pool.id_str, device.name)),
+                        })
+            out.append({
+                "pool": pool.id_str,
+                "counterSet": name,
+                "baseline": baseline.get(name, GroupState()).describe(),
+                "steps": steps,
+                "final": state.describe(),
+                "devices": members,
+            })
+    return out
+
+
 KUBELET_CALLS = ("NodePrepareResources", "NodeUnprepareResources")
 
 
@@ -363,6 +420,7 @@ def _node_operations(allocator: Allocator, success: bool) -> list:
                 "claim": allocator.claims[ci].key,
                 "driver": driver,
                 "calls": [{"call": call, "runs": call not in skipped} for call in KUBELET_CALLS],
+                "skips": any(skips),
                 "nodeDeclaresFeature": declared,
             })
     return out

@@ -26,6 +26,7 @@ class Pool:
     counter_slices: list = field(default_factory=list)
     incomplete: bool = False
     invalid: str | None = None  # reason when invalid
+    incomplete_reason: str | None = None  # why an incomplete pool is incomplete
     counter_sets: dict = field(default_factory=dict)  # name -> CounterSet
 
     @property
@@ -75,12 +76,32 @@ class SliceIndex:
         return set(self.by_node)
 
 
-def _dropped(s: ResourceSlice, features: AllocatorFeatures) -> bool:
-    if not features.partitionable_devices and (s.per_device_node_selection is not None or s.shared_counters):
-        return True
+def ignored_reason(s: ResourceSlice, features: AllocatorFeatures) -> str | None:
+    """Why a scheduler with these features does not see the slice at all, or None."""
+    if not features.partitionable_devices:
+        if s.shared_counters:
+            return "it publishes sharedCounters and DRAPartitionableDevices is disabled"
+        if s.per_device_node_selection is not None:
+            return "it sets perDeviceNodeSelection and DRAPartitionableDevices is disabled"
     # A slice with compatibility groups is invisible to a scheduler without the
     # feature; its pool's slice count then makes the pool incomplete.
-    return not features.compatibility_groups and s.has_compatibility_groups
+    if not features.compatibility_groups and s.has_compatibility_groups:
+        return "a device declares compatibilityGroups and DRADeviceCompatibilityGroups is disabled"
+    return None
+
+
+def _dropped(s: ResourceSlice, features: AllocatorFeatures) -> bool:
+    return ignored_reason(s, features) is not None
+
+
+def ignored_slices(node: Node, index: SliceIndex, features: AllocatorFeatures) -> list[tuple]:
+    """(slice, reason) for the node's candidate slices that the scheduler ignores because of its gates."""
+    out = []
+    for s in index.by_node.get(node.name, []) + index.shared:
+        reason = ignored_reason(s, features)
+        if reason is not None:
+            out.append((s, reason))
+    return out
 
 
 def device_matches_node(device: Device, node: Node) -> bool:
@@ -136,7 +157,10 @@ def gather_pools(node: Node, index: SliceIndex, features: AllocatorFeatures) -> 
                 continue  # obsolete: a newer generation is being published elsewhere
             same = [s for s in in_cluster if s.generation == generation]
             if len(same) != wanted:
-                pools.append(Pool(key[0], key[1], generation, incomplete=True))
+                pool = Pool(key[0], key[1], generation, incomplete=True)
+                pool.incomplete_reason = (f"{len(same)} of {wanted} slices (resourceSliceCount) of generation "
+                                       f"{generation} are visible to the scheduler")
+                pools.append(pool)
                 continue
             members = {id(s) for s in group}
             extra = [s for s in same if id(s) not in members]

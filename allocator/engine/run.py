@@ -174,7 +174,7 @@ def allocate(
         allocator = Allocator(
             claims=pending, classes=scenario.classes, pools=pools, node=node, features=features,
             allocated=state, max_steps=max_steps, deadline=deadline, cel_options=cel_options,
-            share_ids=share_ids,
+            share_ids=share_ids, all_slices=scenario.slices,
         )
         try:
             success = allocator.run()
