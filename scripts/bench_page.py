@@ -1,0 +1,93 @@
+#!/usr/bin/env python
+"""Benchmark: time from request to rendered results fragment (the htmx partial).
+
+Posts every gallery example, and a generated 200-node cluster dump, to the
+page as htmx does, through Django's full request stack, and prints the median
+and p90 per scenario. Target: under 50 ms median per gallery example.
+
+usage: scripts/bench_page.py [--runs 21] [--dump-nodes 200]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.test import Client  # noqa: E402
+
+from allocator import gallery  # noqa: E402
+
+
+def form(example) -> dict:
+    data = {"scenario": example.scenario, "node": example.node or "", "gates-submitted": "1"}
+    for component, values in example.component_gates().items():
+        for gate, value in values.items():
+            if value:
+                data[f"gate-{component}-{gate}"] = "on"
+    from allocator.engine.gates import GATES
+
+    for info in GATES.values():
+        for component in ("apiserver", "scheduler", "kubelet"):
+            override = example.component_gates().get(component, {}).get(info.name)
+            if override is None and info.default:
+                data[f"gate-{component}-{info.name}"] = "on"
+    return data
+
+
+def measure(client: Client, data: dict, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        response = client.post("/", data, HTTP_HX_REQUEST="true", HTTP_HOST="localhost")
+        times.append((time.perf_counter() - start) * 1000)
+        assert response.status_code == 200, response.status_code
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--dump-nodes", type=int, default=200)
+    args = parser.parse_args()
+    client = Client()
+    medians = []
+    print(f"{'scenario':32} {'median ms':>10} {'p90 ms':>8}")
+    for example in gallery.all_examples():
+        times = sorted(measure(client, form(example), args.runs))
+        median = statistics.median(times)
+        medians.append(median)
+        print(f"{example.slug:32} {median:10.1f} {times[int(len(times) * 0.9) - 1]:8.1f}")
+    print(f"{'gallery median of medians':32} {statistics.median(medians):10.1f}")
+    if args.dump_nodes:
+        from bench_allocate import generate
+
+        dump = {"scenario": generate(args.dump_nodes), "node": "", "gates-submitted": "1"}
+        from allocator.engine.gates import GATES
+
+        for info in GATES.values():
+            if info.default:
+                for component in ("apiserver", "scheduler", "kubelet"):
+                    dump[f"gate-{component}-{info.name}"] = "on"
+        from django.conf import settings
+
+        settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
+        import allocator.views as views
+
+        views.MAX_SCENARIO_BYTES = 64 * 1024 * 1024
+        times = sorted(measure(client, dump, 3))
+        print(f"{f'{args.dump_nodes}-node dump (limit lifted)':32} {statistics.median(times):10.1f}")
+
+
+if __name__ == "__main__":
+    main()
