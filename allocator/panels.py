@@ -71,6 +71,27 @@ def capacity_meters(explanation: dict) -> list:
     return meters
 
 
+def existing_claim_views(scenario) -> list:
+    """Claims that were already allocated before this scheduling cycle."""
+    views = []
+    for claim in scenario.claims if scenario is not None else ():
+        if claim.allocation is None:
+            continue
+        views.append({
+            "key": claim.key,
+            "state": "already allocated",
+            "css": "already",
+            "results": [
+                {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device,
+                 "adminAccess": r.admin_access,
+                 "consumedCapacity": {k: str(v) for k, v in (r.consumed_capacity or {}).items()}}
+                for r in claim.allocation.results
+            ],
+            "requests": [],
+        })
+    return views
+
+
 def claim_views(outcome: Outcome) -> list:
     views = []
     explanation = outcome.explanation or {}
@@ -89,9 +110,11 @@ def claim_views(outcome: Outcome) -> list:
                 "chosen": request["chosen"],
                 "subrequest": request["subrequestChosen"],
             })
+        state = "allocated" if allocation else ("failed" if outcome.outcome != INVALID else "pending")
         views.append({
             "key": key,
-            "state": "allocated" if allocation else ("failed" if outcome.outcome != INVALID else "pending"),
+            "state": state,
+            "css": state,
             "results": (allocation or {}).get("devices", {}).get("results", []),
             "requests": requests,
             "nodeSelector": json.dumps((allocation or {}).get("nodeSelector")) if allocation else None,
@@ -123,7 +146,7 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
         "error_lines_json": json.dumps([
             {"line": p.line, "message": p.render()} for p in problems if p.line is not None
         ]),
-        "claims": claim_views(outcome),
+        "claims": claim_views(outcome) + existing_claim_views(scenario),
         "claims_yaml": yaml.dump_all(outcome.claims, Dumper=_Dumper, sort_keys=False) if outcome.claims else "",
         "allocated": outcome.outcome == ALLOCATED,
     })

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from allocator.engine.gates import ALPHA, BETA, GA, GATES, ComponentGates, FeatureGates
 from allocator.engine.run import Outcome, allocate_text
+from allocator.engine.problems import WARNING, Problem
 from allocator.engine.scenario import Scenario
 
 MAX_SCENARIO_BYTES = 2 * 1024 * 1024
@@ -79,7 +80,7 @@ def run_settings(settings: Settings) -> tuple[Scenario, Outcome]:
     """One engine run for the page (objects count as created under the apiserver's gates when they differ)."""
     gates = settings.component_gates()
     replay = gates.apiserver != gates.scheduler
-    return allocate_text(
+    scenario, outcome = allocate_text(
         settings.scenario,
         node_name=settings.node or None,
         gates=gates,
@@ -87,3 +88,17 @@ def run_settings(settings: Settings) -> tuple[Scenario, Outcome]:
         time_limit=WEB_TIME_LIMIT,
         replay_create=replay,
     )
+    outcome.warnings = locked_gate_warnings(settings) + outcome.warnings
+    return scenario, outcome
+
+
+def locked_gate_warnings(settings: Settings) -> list[Problem]:
+    warnings = []
+    for component, label in COMPONENTS:
+        for name, value in settings.gates.get(component, {}).items():
+            info = GATES.get(name)
+            if info is not None and info.locked and value != info.default:
+                warnings.append(Problem(
+                    f"{name} is {info.stage} and locked to {str(info.default).lower()} in Kubernetes 1.37; "
+                    f"the playground honours it for the {label} anyway", severity=WARNING))
+    return warnings

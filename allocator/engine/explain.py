@@ -206,6 +206,8 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
                         else:
                             text = reason_text(why, allocator, device)
                         entry = {"verdict": verdict, "reason": text, "code": why[0] if why else None}
+                        if why and why[0] in ("counter", "groups"):
+                            entry["counterSet"] = why[1]
                     entry.update({"device": device.name, "pool": pool.id_str, "slice": s.name, "driver": device.driver})
                     entries.append(entry)
                 requests.append({
@@ -229,7 +231,7 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
         "blockedAt": blocked_at,
         "pools": [_pool_entry(p) for p in allocator.pools],
         "claims": claims,
-        "counterSets": _counter_sets(allocator),
+        "counterSets": _counter_sets(allocator, claims),
         "capacity": _capacity(allocator),
         "nodeOperations": _node_operations(allocator, success),
         "compatibility": _compatibility(allocator, claims),
@@ -237,7 +239,7 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
             {"slice": s.name, "pool": f"{s.driver}/{s.pool}", "reason": reason}
             for s, reason in ignored_slices(allocator.node, SliceIndex(allocator.all_slices), allocator.features)
         ] if allocator.all_slices is not None else [],
-        "deviceMap": _device_map(allocator, success),
+        "deviceMap": _device_map(allocator, success, claims),
         "steps": allocator.steps,
     }
 
@@ -270,7 +272,7 @@ def _pool_entry(pool) -> dict:
     }
 
 
-def _counter_sets(allocator: Allocator) -> list:
+def _counter_sets(allocator: Allocator, claims: list) -> list:
     out = []
     now_by_pool: dict = {}
     for picks in allocator.results:
@@ -306,7 +308,13 @@ def _counter_sets(allocator: Allocator) -> list:
                             "allocatedNow": (name, device.name) in now_by_pool.get(pool.id, set()),
                         })
             state = allocator.group_states.get((pool.id, name)) or baseline.get(name, GroupState())
+            blocks = sorted({
+                cand["device"]
+                for claim in claims for request in claim["requests"] for cand in request["candidates"]
+                if cand.get("counterSet") == name and cand["pool"] == pool.id_str
+            })
             out.append({
+                "blocks": blocks,
                 "pool": pool.id_str,
                 "counterSet": name,
                 "counters": counters,
@@ -426,11 +434,16 @@ def _node_operations(allocator: Allocator, success: bool) -> list:
     return out
 
 
-def _device_map(allocator: Allocator, success: bool) -> list:
+def _device_map(allocator: Allocator, success: bool, claims: list) -> list:
     """Every device of the node's pools with one state, grouped by pool (for the device map)."""
     chosen = set()
     if success:
         chosen = {id(p.device) for picks in allocator.results for p in picks}
+    blocked = {
+        (cand["pool"], cand["device"])
+        for claim in claims for request in claim["requests"] for cand in request["candidates"]
+        if cand.get("code") in ("counter", "groups")
+    }
     pools = []
     for pool in allocator.pools:
         devices = []
@@ -444,6 +457,8 @@ def _device_map(allocator: Allocator, success: bool) -> list:
                     state = "shared"
                 elif any(t.effect in ("NoSchedule", "NoExecute") for t in device.taints):
                     state = "tainted"
+                elif (pool.id_str, device.name) in blocked:
+                    state = "blocked"
                 else:
                     state = "free"
                 devices.append({

@@ -90,3 +90,24 @@
     });
   });
 })();
+
+// Copy and download the resulting claims.
+document.addEventListener("click", function (event) {
+  var button = event.target.closest && event.target.closest(".copy-yaml, .download-yaml");
+  if (!button) return;
+  var source = document.getElementById(button.getAttribute("data-target"));
+  if (!source) return;
+  var text = source.textContent;
+  if (button.classList.contains("copy-yaml")) {
+    if (navigator.clipboard) {
+      navigator.clipboard.writeText(text).then(function () { button.textContent = "Copied"; });
+    }
+    return;
+  }
+  var link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: "text/yaml" }));
+  link.download = button.getAttribute("data-filename") || "claims.yaml";
+  document.body.appendChild(link);
+  link.click();
+  setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
+});

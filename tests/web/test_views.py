@@ -135,3 +135,50 @@ def test_api_status_codes_for_invalid_and_unsatisfiable(client):
 def test_api_refuses_oversize_bodies(client):
     response = client.post("/api/v1/allocate", "#" * (2 * 1024 * 1024 + 1), content_type="application/yaml")
     assert response.status_code == 413
+
+
+def test_claim_status_lists_already_allocated_claims_too(client):
+    body = client.get("/?example=prioritized-list").content.decode()
+    assert "already allocated" in body and "default/already-running" in body
+
+
+def test_switching_a_locked_gate_warns_on_the_page(client):
+    scenario = gallery.get("simple-gpu").scenario
+    response = client.post("/", {"scenario": scenario, "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
+    assert "DRAAdminAccess is GA and locked to true" in response.content.decode()
+
+
+def test_counter_set_that_blocks_a_device_is_marked_and_the_tile_shows_blocked(client):
+    body = client.get("/?example=partitionable-devices").content.decode()
+    assert "blocks gpu-0-part-b" in body
+    assert "tile-blocked" in body
+
+
+def test_compatibility_groups_panel_shows_the_empty_intersection(client):
+    body = client.get("/?example=compatibility-groups").content.decode()
+    assert 'id="panel-groups"' in body
+    assert "{mig} ∩ {vgpu} = ∅" in body
+
+
+def test_version_skew_example_names_the_ignored_slice(client):
+    body = client.get("/?example=version-skew").content.decode()
+    assert "The kube-scheduler ignores these slices" in body
+    assert "1 of 2 slices (resourceSliceCount) of generation 1 are visible" in body
+
+
+def test_search_limit_returns_quickly_with_its_message(client):
+    devices = "".join(f"  - name: d{i}\n    attributes: {{small: {{bool: true}}}}\n" for i in range(30))
+    scenario = (
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec: {}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: d.io\n"
+        "  nodeName: n\n  pool: {name: p, resourceSliceCount: 1}\n  devices:\n" + devices +
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: x}\nspec:\n  devices:\n"
+        "    requests:\n    - {name: many, exactly: {deviceClassName: c, count: 10}}\n"
+        "    - name: big\n      exactly:\n        deviceClassName: c\n"
+        "        selectors: [{cel: {expression: 'device.attributes[\"d.io\"].?big.orValue(false)'}}]\n"
+    )
+    import time
+    started = time.monotonic()
+    body = client.post("/", {"scenario": scenario, "gates-submitted": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert time.monotonic() - started < 10
+    assert "search gave up" in body
