@@ -43,7 +43,7 @@ def to_yaml(outcome: Outcome, **kwargs) -> str:
     return yaml.dump(outcome_data(outcome, **kwargs), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
 
 
-def human_report(outcome: Outcome) -> str:
+def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
     lines: list[str] = []
     if outcome.outcome == ALLOCATED:
         lines.append(f"Allocated on node {outcome.node}.")
@@ -96,10 +96,24 @@ def human_report(outcome: Outcome) -> str:
             for request in claim["requests"]:
                 lines.append(f"  {claim['claim']} request {request['request']} "
                              f"(class {request['deviceClassName']}, {request['count']} device(s)):")
+                shown = [c for c in request["candidates"] if c["verdict"] in ("chosen", "tentative")]
+                others = [c for c in request["candidates"] if c["verdict"] not in ("chosen", "tentative")]
+                room = max(max_devices - len(shown), 0)
+                listed = {id(c) for c in shown + others[:room]}
                 for candidate in request["candidates"]:
+                    if id(candidate) not in listed:
+                        continue
                     mark = {"chosen": "+", "tentative": "~", "eligible": "o", "not-reached": "."}.get(
                         candidate["verdict"], "-")
                     lines.append(f"    {mark} {candidate['pool']}/{candidate['device']}: {candidate['reason']}")
+                rest = others[room:]
+                if rest:
+                    counts: dict = {}
+                    for candidate in rest:
+                        key = candidate.get("code") or candidate["verdict"]
+                        counts[key] = counts.get(key, 0) + 1
+                    summary = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
+                    lines.append(f"    … and {len(rest)} more ({summary}); -o json --explain lists every device")
                 if not request["candidates"]:
                     lines.append("    (no devices in usable pools on this node)")
         for cs in explanation["counterSets"]:

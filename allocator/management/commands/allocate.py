@@ -19,16 +19,19 @@ class Command(BaseCommand):
         parser.add_argument("--node", help="allocate for this node (default: every node, first that fits)")
         parser.add_argument("--feature-gates", default="", help="A=true,B=false (Kubernetes gate names)")
         parser.add_argument("-o", "--output", choices=["json", "yaml"], help="machine-readable output")
+        parser.add_argument("--explain", action="store_true",
+                            help="with -o json/yaml: include why each device was or was not chosen")
         parser.add_argument("--max-steps", type=int, default=None, help="search step budget per node")
         parser.add_argument("--time-limit", type=float, default=None, help="wall-clock limit in seconds")
 
     def handle(self, *args, **options):
         outcome = self._run(options)
         fmt = options.get("output")
+        explain = bool(options.get("explain"))
         if fmt == "json":
-            text = to_json(outcome)
+            text = to_json(outcome, with_explanation=explain)
         elif fmt == "yaml":
-            text = to_yaml(outcome)
+            text = to_yaml(outcome, with_explanation=explain)
         else:
             text = human_report(outcome)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
