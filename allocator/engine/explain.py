@@ -272,6 +272,12 @@ def _pool_entry(pool) -> dict:
     }
 
 
+def _all_candidates(claims: list):
+    for claim in claims:
+        for request in claim["requests"]:
+            yield from request["candidates"]
+
+
 def _counter_sets(allocator: Allocator, claims: list) -> list:
     out = []
     now_by_pool: dict = {}
@@ -309,8 +315,7 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
                         })
             state = allocator.group_states.get((pool.id, name)) or baseline.get(name, GroupState())
             blocks = sorted({
-                cand["device"]
-                for claim in claims for request in claim["requests"] for cand in request["candidates"]
+                cand["device"] for cand in _all_candidates(claims)
                 if cand.get("counterSet") == name and cand["pool"] == pool.id_str
             })
             out.append({
@@ -360,11 +365,9 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
     if not allocator.features.compatibility_groups:
         return []
     rejected: dict = {}
-    for claim in claims:
-        for request in claim["requests"]:
-            for cand in request["candidates"]:
-                if cand.get("code") == "groups":
-                    rejected.setdefault((cand["pool"], cand["device"]), cand["reason"])
+    for cand in _all_candidates(claims):
+        if cand.get("code") == "groups":
+            rejected.setdefault((cand["pool"], cand["device"]), cand["reason"])
     out = []
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:
@@ -439,11 +442,7 @@ def _device_map(allocator: Allocator, success: bool, claims: list) -> list:
     chosen = set()
     if success:
         chosen = {id(p.device) for picks in allocator.results for p in picks}
-    blocked = {
-        (cand["pool"], cand["device"])
-        for claim in claims for request in claim["requests"] for cand in request["candidates"]
-        if cand.get("code") in ("counter", "groups")
-    }
+    blocked = {(c["pool"], c["device"]) for c in _all_candidates(claims) if c.get("code") in ("counter", "groups")}
     pools = []
     for pool in allocator.pools:
         devices = []
