@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from allocator.engine import cel
-from allocator.engine.capacity import CapacityError, consumption, resolve_requests, shortfall
+from allocator.engine.capacity import (
+    CapacityError,
+    consumption,
+    qualified,
+    resolve_requests,
+    shortfall,
+    status_name,
+)
 from allocator.engine.constraints import DistinctAttribute, MatchAttribute
 from allocator.engine.counters import GroupState, available_counters, first_overdrawn, group_baseline
 from allocator.engine.gates import AllocatorFeatures
@@ -89,7 +96,8 @@ def allocated_state(claims: list[ResourceClaim], features: AllocatorFeatures) ->
                 if result.consumed_capacity:
                     totals = state.capacity.setdefault(device_id, {})
                     for name, amount in result.consumed_capacity.items():
-                        totals[name] = totals.get(name, Decimal(0)) + amount.value
+                        key = qualified(name, result.driver)
+                        totals[key] = totals.get(key, Decimal(0)) + amount.value
             else:
                 state.devices.add(device_id)
     return state
@@ -220,14 +228,15 @@ class Allocator:
                     rd = self._request_data(ci, ri, 0, req.exactly, None, ("spec", "devices", "requests", ri, "exactly"))
                     needed = rd.num_devices
                 else:
-                    needed = None
                     for si, sub in enumerate(req.first_available):
-                        path = ("spec", "devices", "requests", ri, "firstAvailable", si)
                         if sub.capacity_requests is not None and not self.features.consumable_capacity:
                             raise Fatal(
                                 f"claim {claim.key}, subrequest {sub.name}: has capacity requests, "
                                 "but the DRAConsumableCapacity feature is disabled",
-                                claim=claim, path=path + ("capacity",))
+                                claim=claim, path=("spec", "devices", "requests", ri, "firstAvailable", si, "capacity"))
+                    needed = None
+                    for si, sub in enumerate(req.first_available):
+                        path = ("spec", "devices", "requests", ri, "firstAvailable", si)
                         rd = self._request_data(ci, ri, si, sub, req.name, path)
                         needed = rd.num_devices if needed is None else min(needed, rd.num_devices)
                     needed = needed or 0
@@ -318,7 +327,7 @@ class Allocator:
         return ok
 
     def _selectable(self, rd: RequestData, device: Device):
-        if device.binding_conditions is not None and not self.features.device_binding:
+        if device.binding_conditions and not self.features.device_binding:
             return False, ("binding-gate",)
         for owner, index, expression, program in self._programs(rd):
             if not self._evaluate(owner, index, program, rd, device):
@@ -562,14 +571,15 @@ class Allocator:
                 return None
             if multi:
                 requested = resolve_requests(rd.request.capacity_requests, device) or {}
-                pick.consumed = consumption(device, requested, self.features.fractional_capacity_range)
+                consumed = consumption(device, requested, self.features.fractional_capacity_range)
+                pick.consumed = {status_name(key, device): amount for key, amount in consumed.items()}
                 pick.share_id = self.share_ids()
                 existed = device_id in self.allocating_capacity
                 totals = self.allocating_capacity.setdefault(device_id, {})
-                for name, amount in pick.consumed.items():
+                for name, amount in consumed.items():
                     totals[name] = totals.get(name, Decimal(0)) + amount.value
 
-                def unshare(totals=totals, consumed=pick.consumed, existed=existed):
+                def unshare(totals=totals, consumed=consumed, existed=existed):
                     for name, amount in consumed.items():
                         totals[name] -= amount.value
                     if not existed:

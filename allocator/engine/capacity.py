@@ -2,6 +2,9 @@
 
 A multi-allocatable device consumes, per allocation, an amount of every
 capacity it has; request policies round requests up to valid amounts.
+Capacities are identified by fully qualified name (`<domain>/<id>`, a bare
+name meaning the device's driver); a device that publishes both spellings has
+one capacity, and the qualified entry wins.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from allocator.engine.objects import Capacity, Device
 from allocator.engine.quantity import Quantity
 
 INT64_MAX = 2**63 - 1
-INT64_MIN = -(2**63)
+NOT_REPRESENTABLE = "capacity request cannot be represented in the device's range arithmetic"
 
 
 class CapacityError(Exception):
@@ -22,87 +25,119 @@ def qualified(name: str, driver: str) -> str:
     return name if "/" in name else f"{driver}/{name}"
 
 
-def resolve_requests(requests: dict | None, device: Device) -> dict | None:
-    """Map each requested capacity onto the device's capacity names.
-
-    Returns {device capacity name: requested Quantity}, or None when the device
-    lacks a requested capacity (it is then not a candidate). Raises
-    CapacityError when one request names the same capacity bare and qualified.
-    """
-    if not requests:
-        return {}
-    by_qualified = {qualified(name, device.driver): name for name in device.capacity}
-    seen: dict[str, str] = {}
-    resolved: dict[str, Quantity] = {}
-    for name, amount in requests.items():
-        full = qualified(name, device.driver)
-        if full in seen:
-            raise CapacityError(
-                f'capacity "{name}": requested both as "{seen[full]}" and "{name}", which name the same capacity'
-            )
-        seen[full] = name
-        device_name = by_qualified.get(full)
-        if device_name is None:
-            return None
-        resolved[device_name] = amount
+def device_capacities(device: Device) -> dict:
+    """{qualified name: (name as published, Capacity)}; the qualified spelling wins a tie."""
+    resolved: dict = {}
+    prefix = device.driver + "/"
+    for name, cap in device.capacity.items():
+        if name.startswith(prefix):
+            resolved[name] = (name, cap)
+    for name, cap in device.capacity.items():
+        if not name.startswith(prefix):
+            resolved.setdefault(qualified(name, device.driver), (name, cap))
     return resolved
 
 
-def _uses_milli(policy_range, fractional: bool) -> bool:
+def resolve_requests(requests: dict | None, device: Device) -> dict | None:
+    """Map each requested capacity onto a device capacity, by qualified name.
+
+    Returns {qualified name: requested Quantity}, or None when the device lacks
+    a requested capacity (it is then not a candidate). Raises CapacityError when
+    one request names the same capacity bare and qualified.
+    """
+    if not requests:
+        return {}
+    resolved: dict[str, Quantity] = {}
+    for name, amount in requests.items():
+        key = _resolve_name(name, device)
+        if key is None:
+            return None
+        if key in resolved:
+            identifier = key.partition("/")[2]
+            other = identifier if name == key else key
+            raise CapacityError(f'capacity "{identifier}" requested both as "{name}" and as "{other}"')
+        resolved[key] = amount
+    return resolved
+
+
+def _resolve_name(name: str, device: Device) -> str | None:
+    if name in device.capacity:
+        return qualified(name, device.driver)
+    domain, slash, identifier = name.partition("/")
+    if slash:
+        if domain == device.driver and identifier in device.capacity:
+            return name
+        return None
+    full = f"{device.driver}/{name}"
+    return full if full in device.capacity else None
+
+
+def _milli(q: Quantity) -> int | None:
+    """The quantity in milli-units if that is lossless and fits int64, else None."""
+    milli = q.value * 1000
+    if milli != milli.to_integral_value() or abs(milli) > INT64_MAX:
+        return None
+    return int(milli)
+
+
+def _uses_milli(valid_range, fractional: bool) -> bool:
     if not fractional:
         return False
-    for q in policy_range:
+    for index, q in enumerate(valid_range):
         if q is None:
             continue
-        if (q.value * 1000) != (q.value * 1000).to_integral_value():
+        milli = _milli(q)
+        if milli is None or (index == 2 and milli < 1):
             return False
-    step = policy_range[2]
-    return step is not None and step.value * 1000 >= 1
+    return True
 
 
-def _check_int64(number: int, name: str) -> None:
-    if not INT64_MIN <= number <= INT64_MAX:
-        raise CapacityError(f'capacity "{name}": capacity request cannot be represented as a 64-bit integer')
+def _round_up_range(request: Quantity, valid_range, fractional: bool) -> Quantity:
+    low, _high, step = valid_range
+    if request < low:
+        return low.copy()
+    if step is None:
+        return request.copy()
+    if _uses_milli(valid_range, fractional):
+        wanted = _milli(request)
+        if wanted is None:
+            raise CapacityError(f"{NOT_REPRESENTABLE}: request {request} is not a representable milli value")
+        unit, base = step.milli_value(), low.milli_value()
+        steps = -((base - wanted) // unit)
+        if steps > (INT64_MAX - base) // unit:
+            raise CapacityError(f"{NOT_REPRESENTABLE}: rounding request {request} up to the next step "
+                                "passes the milli-value range")
+        return Quantity.from_milli(base + unit * steps, step.format)
+    if request.value > INT64_MAX:
+        raise CapacityError(f"{NOT_REPRESENTABLE}: request {request} exceeds MaxInt64")
+    wanted, unit, base = request.int_value(), step.int_value(), low.int_value()
+    if unit <= 0:
+        raise CapacityError(f"{NOT_REPRESENTABLE}: step {step} is not positive")
+    steps = -((base - wanted) // unit)
+    if base >= 0 and steps > (INT64_MAX - base) // unit:
+        raise CapacityError(f"{NOT_REPRESENTABLE}: rounding request {request} up to the next step passes MaxInt64")
+    return Quantity.from_int(base + unit * steps, step.format)
 
 
 def consumed_amount(name: str, capacity: Capacity, request: Quantity | None, fractional: bool) -> Quantity:
-    """The amount one allocation consumes of one capacity (§11.2)."""
+    """The amount one allocation consumes of one capacity (§11.2); `name` is for messages."""
     policy = capacity.policy
-    if request is None:
-        if policy is not None and policy.default is not None:
-            amount = policy.default.copy()
-        else:
-            amount = capacity.value.copy()
-    elif policy is None:
-        amount = request.copy()
-    elif policy.valid_range is not None and policy.valid_range[0] is not None:
-        low, _high, step = policy.valid_range
-        if request < low:
-            amount = low.copy()
-        elif step is None:
+    try:
+        if request is None:
+            if policy is not None and policy.default is not None:
+                amount = policy.default.copy()
+            else:
+                amount = capacity.value.copy()
+        elif policy is None:
             amount = request.copy()
-        elif _uses_milli(policy.valid_range, fractional):
-            r, m, s = request.milli_value(), low.milli_value(), step.milli_value()
-            if s <= 0:
-                raise CapacityError(f'capacity "{name}": step must be positive')
-            milli = m + s * -((m - r) // s)
-            _check_int64(milli, name)
-            amount = Quantity.from_milli(milli, step.format)
+        elif policy.valid_range is not None and policy.valid_range[0] is not None:
+            amount = _round_up_range(request, policy.valid_range, fractional)
+        elif policy.valid_values is not None:
+            amount = next((v.copy() for v in policy.valid_values if request <= v), request.copy())
         else:
-            r, m, s = request.int_value(), low.int_value(), step.int_value()
-            if s <= 0:
-                raise CapacityError(f'capacity "{name}": step must be positive')
-            whole = m + s * -((m - r) // s)
-            _check_int64(whole, name)
-            amount = Quantity.from_int(whole, step.format)
-    elif policy.valid_values is not None:
-        amount = request.copy()
-        for valid in policy.valid_values:
-            if valid >= request:
-                amount = valid.copy()
-                break
-    else:
-        amount = request.copy()
+            amount = request.copy()
+    except CapacityError as exc:
+        raise CapacityError(f'capacity "{name}": {exc}') from None
     if amount.value < 0:
         raise CapacityError(f'capacity "{name}": capacity value is negative')
     return amount
@@ -114,48 +149,63 @@ def violates_policy(capacity: Capacity, amount: Quantity, fractional: bool) -> b
         return False
     if policy.default is not None and amount == policy.default:
         return False
-    if policy.valid_range is not None and policy.valid_range[0] is not None:
+    if policy.valid_range is not None:
         low, high, step = policy.valid_range
         if high is not None and amount > high:
             return True
-        if step is not None:
+        if step is not None and low is not None:
             if _uses_milli(policy.valid_range, fractional):
-                diff, unit = amount.milli_value() - low.milli_value(), step.milli_value()
+                wanted = _milli(amount)
+                if wanted is None:
+                    return True
+                diff, unit = wanted - low.milli_value(), step.milli_value()
             else:
                 diff, unit = amount.int_value() - low.int_value(), step.int_value()
-            if unit <= 0 or diff % unit != 0:
+            if unit == 0 or _go_remainder(diff, unit) != 0:
                 return True
         return False
-    if policy.valid_values is not None:
+    if policy.valid_values:
         return all(amount != v for v in policy.valid_values)
     return False
 
 
-def shortfall(
-    device: Device,
-    requested: dict,
-    used: dict | None,
-    fractional: bool,
-) -> tuple | None:
-    """Why this allocation does not fit on the device, or None if it fits.
-
-    `requested` comes from resolve_requests; `used` maps capacity name to the
-    Decimal amount already consumed (earlier claims plus this attempt).
-    Returns ("policy", name, amount) or ("capacity", name, amount, free).
-    """
-    for name, capacity in device.capacity.items():
-        amount = consumed_amount(name, capacity, requested.get(name), fractional)
-        if violates_policy(capacity, amount, fractional):
-            return ("policy", name, amount)
-        taken = used.get(name, Decimal(0)) if used else Decimal(0)
-        if taken + amount.value > capacity.value.value:
-            return ("capacity", name, amount, capacity.value.value - taken)
-    return None
+def _go_remainder(a: int, b: int) -> int:
+    """Go's % truncates toward zero."""
+    remainder = abs(a) % abs(b)
+    return -remainder if a < 0 else remainder
 
 
 def consumption(device: Device, requested: dict, fractional: bool) -> dict:
-    """Consumed amount of every capacity of a multi-allocatable device for one share."""
+    """{qualified name: consumed Quantity} for one allocation of every capacity of the device."""
     return {
-        name: consumed_amount(name, capacity, requested.get(name), fractional)
-        for name, capacity in device.capacity.items()
+        key: consumed_amount(key, cap, requested.get(key), fractional)
+        for key, (_, cap) in device_capacities(device).items()
     }
+
+
+def shortfall(device: Device, requested: dict, used: dict | None, fractional: bool) -> tuple | None:
+    """Why this allocation does not fit on the device, or None if it fits.
+
+    `requested` comes from resolve_requests; `used` maps qualified capacity
+    names to the Decimal amount already consumed (earlier claims plus this
+    attempt). Every amount is computed first, so an unrepresentable request is
+    an error whatever the order of capacities. Returns ("policy", name, amount)
+    or ("capacity", name, amount, free) with the name as the device publishes it.
+    """
+    capacities = device_capacities(device)
+    amounts = {key: consumed_amount(key, cap, requested.get(key), fractional) for key, (_, cap) in capacities.items()}
+    for key, (published, cap) in capacities.items():
+        amount = amounts[key]
+        if violates_policy(cap, amount, fractional):
+            return ("policy", published, amount)
+        taken = used.get(key, Decimal(0)) if used else Decimal(0)
+        if taken + amount.value > cap.value.value:
+            return ("capacity", published, amount, cap.value.value - taken)
+    return None
+
+
+def status_name(key: str, device: Device) -> str:
+    """The capacity name written in claim status: as the device publishes it."""
+    if key in device.capacity:
+        return key
+    return key.partition("/")[2]

@@ -69,17 +69,16 @@ class MatchAttribute(Constraint):
         return self._add_scalar(value, device)
 
     def _add_scalar(self, value, device) -> bool:
+        # Without list types, only scalar values can be matched: a list (or a value of
+        # unknown kind) is refused even on the first covered device.
+        if value.kind is None or value.is_list:
+            self.rejection = ("missing" if value.kind is None else "list", self.attribute, None)
+            return False
         first = next((entry for entry in self.stack if entry is not None), None)
         if first is None:
             self.stack.append(("first", value))
             return True
         first_value = first[1]
-        if value is None or value.kind is None or value.is_list:
-            self.rejection = ("missing" if value is None or value.kind is None else "list", self.attribute, None)
-            return False
-        if first_value is None or first_value.kind is None or first_value.is_list:
-            self.rejection = ("mismatch", self.attribute, first_value, value)
-            return False
         if first_value.kind != value.kind or first_value.value != value.value:
             self.rejection = ("mismatch", self.attribute, first_value, value)
             return False
@@ -87,7 +86,7 @@ class MatchAttribute(Constraint):
         return True
 
     def _add_set(self, value, device) -> bool:
-        values = value.as_set() if value is not None else frozenset()
+        values = value.comparable_set() if value is not None else frozenset()
         kind = value.element_kind if value is not None else None
         if not values:
             self.rejection = ("missing", self.attribute, None)
@@ -129,17 +128,13 @@ class DistinctAttribute(Constraint):
             return False
         accepted = [entry for entry in self.stack if entry is not None]
         if self.list_types:
-            mine = value.as_set()
+            mine = value.comparable_set()
             for other in accepted:
                 if other.kind is None:
                     continue
-                if other.element_kind == value.element_kind and other.as_set() & mine:
+                if other.element_kind == value.element_kind and other.comparable_set() & mine:
                     self.rejection = ("duplicate", self.attribute, other, value)
                     return False
-        elif value.is_list:
-            if accepted:
-                self.rejection = ("list", self.attribute, None)
-                return False
         else:
             for other in accepted:
                 if other.is_list:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from allocator.engine.allocate import Allocator, Fatal, RequestData
+from allocator.engine.capacity import device_capacities, status_name
 from allocator.engine.counters import GroupState
 from allocator.engine.pools import SliceIndex, ignored_slices
 from allocator.engine.quantity import Quantity
@@ -352,8 +353,9 @@ def _capacity(allocator: Allocator) -> list:
             out.append({
                 "device": device.id_str,
                 "capacity": {
-                    name: {"value": str(cap.value), "allocatedBefore": _q(before.get(name, Decimal(0)), cap.value)}
-                    for name, cap in device.capacity.items()
+                    status_name(key, device): {
+                        "value": str(cap.value), "allocatedBefore": _q(before.get(key, Decimal(0)), cap.value)}
+                    for key, (_, cap) in device_capacities(device).items()
                 },
                 "sharesNow": shares.get(device.id, []),
             })

@@ -49,6 +49,12 @@ class AttributeValue:
             return frozenset(self.value)
         return frozenset((self.value,))
 
+    def comparable_set(self) -> frozenset:
+        """Values as list-type constraints compare them: versions by their exact text."""
+        if self.element_kind == "version":
+            return frozenset(str(v) for v in (self.value if self.is_list else (self.value,)))
+        return self.as_set()
+
     def display(self) -> str:
         if self.kind is None:
             return "<no value>"

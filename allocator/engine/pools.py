@@ -43,7 +43,8 @@ class Pool:
 
     @property
     def has_binding_conditions(self) -> bool:
-        return any(s.has_binding_conditions for s in self.device_slices)
+        # An invalid pool keeps no devices, so it is never moved behind the others.
+        return self.invalid is None and any(s.has_binding_conditions for s in self.device_slices)
 
     def devices(self):
         for s in self.device_slices:

@@ -1,6 +1,7 @@
 """Turning the picks of a successful search into `status.allocation`, as the scheduler writes it."""
 from __future__ import annotations
 
+from allocator.engine.allocate import Fatal
 from allocator.engine.gates import AllocatorFeatures
 from allocator.engine.nodematch import single_node_selector
 from allocator.engine.objects import Requirement, ResourceClaim
@@ -99,7 +100,7 @@ def _ordered(entry: dict) -> dict:
     return out
 
 
-def _node_selector(picks, slice_of, node_name: str) -> dict | None:
+def _node_selector(picks, slice_of, node_name: str, claim_name: str) -> dict | None:
     """One accumulated term from the slices' (or devices') selectors; a node name pins the node."""
     fields: list[Requirement] = []
     expressions: list[Requirement] = []
@@ -113,6 +114,9 @@ def _node_selector(picks, slice_of, node_name: str) -> dict | None:
         if node or device.binds_to_node:
             return single_node_selector(node_name)
         if selector is not None and selector.terms:
+            if len(selector.terms) != 1:
+                raise Fatal(f"create NodeSelector for claim {claim_name}: unsupported "
+                            f"ResourceSlice.NodeSelector with {len(selector.terms)} terms")
             term = selector.terms[0]
             for source, target in ((term.match_fields, fields), (term.match_expressions, expressions)):
                 for req in source:
@@ -141,7 +145,7 @@ def build_allocation(allocator, ci: int) -> dict:
     config = _config(claim, picks, allocator.selected_sub, ci)
     if config:
         allocation["devices"]["config"] = config
-    selector = _node_selector(picks, slice_of, allocator.node.name)
+    selector = _node_selector(picks, slice_of, allocator.node.name, claim.name)
     if selector is not None:
         allocation["nodeSelector"] = selector
     return allocation

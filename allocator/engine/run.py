@@ -103,6 +103,21 @@ def _fatal_problem(scenario: Scenario, exc: Fatal) -> Problem:
     return scenario.locate(problem)
 
 
+def _prefilter_prioritized(scenario: Scenario, pending: list, features: AllocatorFeatures) -> list[Problem]:
+    """The scheduler's PreFilter refuses subrequests before it looks at device classes."""
+    if features.prioritized_list:
+        return []
+    for claim in pending:
+        for ri, request in enumerate(claim.requests):
+            if request.first_available:
+                return [scenario.locate(Problem(
+                    f"resource claim {claim.key}, request {request.name}: has subrequests, "
+                    "but the DRAPrioritizedList feature is disabled",
+                    kind="ResourceClaim", name=claim.key,
+                    path=("spec", "devices", "requests", ri, "firstAvailable"), ref=claim.ref))]
+    return []
+
+
 def _missing_classes(scenario: Scenario, pending: list) -> list[Problem]:
     """The scheduler's PreFilter check: every request's device class must exist."""
     problems = []
@@ -149,12 +164,16 @@ def allocate(
         first = scenario.errors[0]
         return Outcome(INVALID, message=first.render(), problems=scenario.errors, warnings=warnings,
                        claims=[_output_claim(c, None) for c in pending])
+    features = AllocatorFeatures.from_gates(gates.scheduler)
+    prefilter = _prefilter_prioritized(scenario, pending, features)
+    if prefilter:
+        return Outcome(INVALID, message=prefilter[0].render(), problems=prefilter, warnings=warnings,
+                       claims=[_output_claim(c, None) for c in pending])
     missing = _missing_classes(scenario, pending)
     if missing:
         return Outcome(INVALID, message=missing[0].render(), problems=missing, warnings=warnings,
                        claims=[_output_claim(c, None) for c in pending])
 
-    features = AllocatorFeatures.from_gates(gates.scheduler)
     cel_options = cel.Options(list_type_attributes=features.list_type_attributes, stored=True)
     index = SliceIndex(scenario.slices)
     state: AllocatedState = allocated_state(scenario.claims, features)
@@ -194,7 +213,12 @@ def allocate(
             continue
         if success:
             verdicts.append(NodeVerdict(name, True, None, allocator.steps))
-            claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
+            try:
+                claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
+            except Fatal as exc:
+                problem = _fatal_problem(scenario, exc)
+                return Outcome(INVALID, node=name, message=exc.message, problems=[problem], warnings=warnings,
+                               claims=[_output_claim(c, None) for c in pending], verdicts=verdicts)
             explanation = _safe_explain(allocator, True) if explain_result else None
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
                            explanation=explanation)

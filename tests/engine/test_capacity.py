@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from allocator.engine.capacity import CapacityError, consumed_amount, resolve_requests, shortfall
+from allocator.engine.capacity import CapacityError, consumed_amount, consumption, resolve_requests, shortfall
 from allocator.engine.objects import Capacity, Device, RequestPolicy
 from allocator.engine.quantity import Quantity
 
@@ -43,14 +43,30 @@ def device(**capacity):
 
 def test_shortfall_reports_the_capacity_that_does_not_fit():
     dev = device(bandwidth=Capacity(Q("10G")))
-    assert shortfall(dev, {"bandwidth": Q("4G")}, {"bandwidth": Decimal(7 * 10**9)}, True) == (
+    used = {"dra.example.com/bandwidth": Decimal(7 * 10**9)}
+    assert shortfall(dev, {"dra.example.com/bandwidth": Q("4G")}, used, True) == (
         "capacity", "bandwidth", Q("4G"), Decimal(3 * 10**9))
-    assert shortfall(dev, {"bandwidth": Q("3G")}, {"bandwidth": Decimal(7 * 10**9)}, True) is None
+    assert shortfall(dev, {"dra.example.com/bandwidth": Q("3G")}, used, True) is None
 
 
 def test_bare_and_qualified_names_resolve_to_the_same_capacity():
     dev = device(bandwidth=Capacity(Q("10G")))
-    assert resolve_requests({"dra.example.com/bandwidth": Q("1G")}, dev) == {"bandwidth": Q("1G")}
+    assert resolve_requests({"dra.example.com/bandwidth": Q("1G")}, dev) == {"dra.example.com/bandwidth": Q("1G")}
+    assert resolve_requests({"bandwidth": Q("1G")}, dev) == {"dra.example.com/bandwidth": Q("1G")}
     assert resolve_requests({"other.io/bandwidth": Q("1G")}, dev) is None
-    with pytest.raises(CapacityError):
+    with pytest.raises(CapacityError, match='capacity "bandwidth" requested both as "dra.example.com/bandwidth" '
+                                            'and as "bandwidth"'):
         resolve_requests({"bandwidth": Q("1G"), "dra.example.com/bandwidth": Q("1G")}, dev)
+
+
+def test_a_device_publishing_both_spellings_has_one_capacity_and_the_qualified_one_wins():
+    dev = device(bw=Capacity(Q("10")), **{"dra.example.com/bw": Capacity(Q("20"))})
+    assert {k: str(v) for k, v in consumption(dev, {"dra.example.com/bw": Q("1")}, True).items()} == {
+        "dra.example.com/bw": "1"}
+
+
+def test_a_request_that_is_not_a_whole_number_of_milli_units_is_an_error():
+    cap = Capacity(Q("8"), policy(default="1", low="0.5", step="0.5"))
+    with pytest.raises(CapacityError, match="request 1000100u is not a representable milli value"):
+        consumed_amount("dra.example.com/cores", cap, Q("1.0001"), fractional=True)
+    assert str(consumed_amount("dra.example.com/cores", cap, Q("1.2"), fractional=True)) == "1500m"
