@@ -666,6 +666,7 @@ class Allocator:
         needed = rd.num_devices - k
         last = len(candidates) - needed  # later starts cannot yield enough devices
         if needed > 1 and self.constraints[ci] and self._hopeless(rd, ci, start, needed):
+            self._sweep(rd, ci, start, len(candidates))
             return False
         for position in range(start, last + 1):
             device = candidates[position]
@@ -690,7 +691,32 @@ class Allocator:
             if done:
                 return True
             undo()
+        self._sweep(rd, ci, max(start, last + 1), len(candidates))
         return False
+
+    def _sweep(self, rd: RequestData, ci: int, low: int, high: int) -> None:
+        """Visit devices the pruning skipped, with the same checks upstream would run on them.
+
+        Pruning only cuts branches that cannot succeed; the devices in them are still
+        checked once here, so a CEL or capacity error that upstream would hit on them
+        aborts the allocation in the same way. Nothing is kept.
+        """
+        for position in range(low, high):
+            self._tick()
+            device = self.candidates[position]
+            if rd.admin:
+                pickers = self.allocating.get(device.id)
+                if pickers and ci in pickers:
+                    continue
+            elif self.in_use(device.id):
+                continue
+            if not self.selectable(rd, device):
+                continue
+            if self.features.consumable_capacity and self._capacity_refusal(rd, device) is not None:
+                continue
+            undo = self.allocate_device(rd, device, must=False)
+            if undo is not None:
+                undo()
 
     def _remember_furthest(self, depth: int, rd: RequestData) -> None:
         self.furthest_depth = depth
@@ -708,9 +734,12 @@ class Allocator:
         Only scalar values of a single kind are reasoned about; anything else
         (lists, mixed kinds) is left to the plain search so results stay exact.
         """
+        derived = {d.name for d in rd.request.derived} if self.features.derived_attributes else set()
         for constraint in self.constraints[ci]:
             if constraint.list_types or not constraint.covers(rd.request.name, rd.parent_name):
                 continue
+            if constraint.attribute in derived:
+                continue  # reading it would evaluate CEL on devices upstream never reaches
             if isinstance(constraint, DistinctAttribute):
                 taken = [v for v in constraint.stack if v is not None]
                 kinds = {v.kind for v in taken}
