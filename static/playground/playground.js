@@ -1,35 +1,11 @@
-// DRA Playground page behaviour: line numbers with error markers, shortcuts, theme, filtering.
+// DRA Playground page behaviour: theme, filtering, and the plain-textarea editor that editor.js replaces.
 (function () {
   "use strict";
 
-  function errorLines() {
-    var results = document.getElementById("results");
-    if (!results) return [];
-    try { return JSON.parse(results.getAttribute("data-error-lines") || "[]"); } catch (e) { return []; }
-  }
-
-  function renderGutter() {
-    var area = document.getElementById("scenario");
-    var gutter = document.getElementById("gutter");
-    if (!area || !gutter) return;
-    var count = area.value.split("\n").length;
-    var marks = {};
-    errorLines().forEach(function (e) { (marks[e.line] = marks[e.line] || []).push(e.message); });
-    var parts = [];
-    for (var i = 1; i <= count; i++) {
-      if (marks[i]) {
-        parts.push('<span class="err" title="' + marks[i].join("\n").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;") + '">' + i + "</span>");
-      } else {
-        parts.push(String(i));
-      }
-    }
-    gutter.innerHTML = parts.join("\n");
-    gutter.scrollTop = area.scrollTop;
-  }
-
+  // Only while the plain textarea is the editor; once CodeMirror has mounted (textarea hidden) editor.js does this.
   function gotoLine(line) {
     var area = document.getElementById("scenario");
-    if (!area || !line) return;
+    if (!area || area.hidden || !line) return false;
     var lines = area.value.split("\n");
     var start = 0;
     for (var i = 0; i < line - 1 && i < lines.length; i++) start += lines[i].length + 1;
@@ -37,6 +13,7 @@
     area.setSelectionRange(start, start + (lines[line - 1] || "").length);
     var lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 19;
     area.scrollTop = Math.max(0, (line - 5) * lineHeight);
+    return true;
   }
 
   function applyTheme(theme) {
@@ -59,8 +36,6 @@
     }
     var area = document.getElementById("scenario");
     if (area) {
-      area.addEventListener("input", renderGutter);
-      area.addEventListener("scroll", function () { document.getElementById("gutter").scrollTop = area.scrollTop; });
       area.addEventListener("keydown", function (event) {
         if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
           event.preventDefault();
@@ -68,18 +43,12 @@
           if (window.htmx) { htmx.trigger(form, "run"); } else { form.submit(); }
         }
       });
-      renderGutter();
     }
   });
 
-  document.addEventListener("htmx:afterSwap", renderGutter);
-
   document.addEventListener("click", function (event) {
     var link = event.target.closest && event.target.closest(".goto-line");
-    if (link && link.getAttribute("data-line")) {
-      event.preventDefault();
-      gotoLine(parseInt(link.getAttribute("data-line"), 10));
-    }
+    if (link && gotoLine(parseInt(link.getAttribute("data-line"), 10))) event.preventDefault();
   });
 
   document.addEventListener("input", function (event) {

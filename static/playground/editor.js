@@ -1,0 +1,163 @@
+// The scenario editor: CodeMirror 6 mounted beside <textarea id="scenario">, which stays the form field.
+// Without JavaScript, or if the bundle fails to load, the plain textarea is the editor (see playground.js).
+// Every edit is copied into the textarea with an `input` event, so the form's htmx trigger sees it.
+
+const host = document.getElementById("editor");
+const textarea = document.getElementById("scenario");
+
+if (host && textarea && host.dataset.codemirror) {
+  import(host.dataset.codemirror).then(mount, (error) => {
+    console.warn("The editor bundle did not load; the plain textarea stays.", error);
+  });
+}
+
+function mount(cm) {
+  const { EditorView, EditorState, Compartment, Prec, keymap, basicSetup, indentWithTab } = cm;
+  const { yaml, lintGutter, setDiagnostics } = cm;
+  const form = textarea.form;
+  const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+  const appearance = new Compartment();
+  let dark = isDark();
+  // CodeMirror styles itself with a <style> element; under a nonce-based style-src it needs the page's nonce.
+  const nonce = (document.querySelector("script[nonce]") || {}).nonce || "";
+
+  function isDark() {
+    const theme = document.documentElement.getAttribute("data-theme");
+    return theme === "dark" || (theme !== "light" && darkQuery.matches);
+  }
+
+  function runNow() {
+    if (window.htmx) window.htmx.trigger(form, "run");
+    else form.requestSubmit();
+    return true;
+  }
+
+  const view = new EditorView({
+    parent: host,
+    state: EditorState.create({
+      doc: textarea.value,
+      extensions: [
+        basicSetup,
+        // Tab indents; Esc then Tab moves focus on, so the keyboard is never trapped.
+        keymap.of([indentWithTab]),
+        // Above basicSetup, whose Mod-Enter would insert a blank line.
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run: runNow }])),
+        EditorState.tabSize.of(2),
+        EditorView.cspNonce.of(nonce),
+        yaml(),
+        lintGutter(),
+        EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "Scenario YAML" }),
+        layout(cm),
+        appearance.of(appearanceFor(cm, dark)),
+        EditorView.updateListener.of((update) => {
+          if (!update.docChanged) return;
+          textarea.value = update.state.doc.toString();
+          textarea.dispatchEvent(new Event("input", { bubbles: true }));
+        }),
+      ],
+    }),
+  });
+  textarea.hidden = true;
+
+  // Server problems arrive as #results[data-error-lines] = [{line, message}, ...] with every swap.
+  function showProblems() {
+    const results = document.getElementById("results");
+    let problems = [];
+    try {
+      problems = JSON.parse((results && results.getAttribute("data-error-lines")) || "[]");
+    } catch (error) {
+      problems = [];
+    }
+    const doc = view.state.doc;
+    const diagnostics = [];
+    for (const problem of problems) {
+      // A line past the end belongs to an older text; the swap for the current text follows.
+      if (!Number.isInteger(problem.line) || problem.line < 1 || problem.line > doc.lines) continue;
+      const line = doc.line(problem.line);
+      const indent = line.text.length - line.text.trimStart().length;
+      diagnostics.push({ from: line.from + indent, to: line.to, severity: "error", message: String(problem.message) });
+    }
+    view.dispatch(setDiagnostics(view.state, diagnostics));
+  }
+
+  function goToLine(number) {
+    const doc = view.state.doc;
+    const line = doc.line(Math.min(Math.max(number, 1), doc.lines));
+    const start = line.from + line.text.length - line.text.trimStart().length;
+    view.dispatch({ selection: { anchor: start }, effects: EditorView.scrollIntoView(start, { y: "center" }) });
+    view.focus();
+  }
+
+  function followTheme() {
+    if (isDark() === dark) return;
+    dark = !dark;
+    view.dispatch({ effects: appearance.reconfigure(appearanceFor(cm, dark)) });
+  }
+
+  document.addEventListener("htmx:afterSwap", showProblems);
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest(".goto-line[data-line]");
+    const number = link && parseInt(link.getAttribute("data-line"), 10);
+    if (!number) return;
+    event.preventDefault();
+    goToLine(number);
+  });
+  new MutationObserver(followTheme).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+  darkQuery.addEventListener("change", followTheme);
+  showProblems();
+}
+
+// Sizes and colours from playground.css's variables, so both themes follow html[data-theme].
+function layout({ EditorView }) {
+  return EditorView.theme({
+    "&": { flex: "1", minWidth: "0", height: "100%", fontSize: "13px", color: "var(--fg)", backgroundColor: "var(--panel)" },
+    "&.cm-focused": { outline: "none" }, // .editor:focus-within draws the focus ring
+    ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.5" },
+    ".cm-gutters": { color: "var(--muted)", backgroundColor: "var(--code-bg)", borderRight: "1px solid var(--border)" },
+    ".cm-tooltip": { color: "var(--fg)", backgroundColor: "var(--panel)", border: "1px solid var(--border)" },
+    ".cm-tooltip-lint": { maxWidth: "min(40rem, 90vw)" },
+    // Drawn with CSS rather than CodeMirror's data: URL images, which a strict Content-Security-Policy blocks.
+    ".cm-lint-marker-error": { content: "none" },
+    ".cm-lint-marker-error::before": { content: '"●"', display: "block", lineHeight: "1em", textAlign: "center", color: "var(--bad)" },
+    ".cm-lintRange-error": {
+      backgroundImage: "none",
+      textDecoration: "underline wavy var(--bad)",
+      textDecorationSkipInk: "none",
+      textUnderlineOffset: "3px",
+    },
+    ".cm-diagnostic-error": { borderLeftColor: "var(--bad)" },
+  });
+}
+
+const PALETTES = {
+  light: {
+    key: "#2456c8", string: "#1d7a3a", comment: "#5c6370", meta: "#8a5a00", type: "#9a3e9a",
+    selection: "#c9d8f7", activeLine: "rgba(36, 86, 200, 0.06)", cursor: "#1d1f24",
+  },
+  dark: {
+    key: "#7aa2ff", string: "#8fd6a0", comment: "#98a0ad", meta: "#ffcc66", type: "#e0a0f0",
+    selection: "#2f4670", activeLine: "rgba(122, 162, 255, 0.08)", cursor: "#e6e8ee",
+  },
+};
+
+function appearanceFor({ EditorView, HighlightStyle, syntaxHighlighting, tags: t }, dark) {
+  const p = dark ? PALETTES.dark : PALETTES.light;
+  const theme = EditorView.theme({
+    ".cm-content": { caretColor: p.cursor },
+    ".cm-cursor, .cm-dropCursor": { borderLeftColor: p.cursor },
+    "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection":
+      { backgroundColor: p.selection },
+    ".cm-activeLine": { backgroundColor: p.activeLine },
+    ".cm-activeLineGutter": { backgroundColor: p.activeLine, color: "var(--fg)" },
+  }, { dark });
+  const highlight = HighlightStyle.define([
+    { tag: [t.definition(t.propertyName), t.propertyName], color: p.key },
+    { tag: [t.string, t.special(t.string)], color: p.string },
+    { tag: [t.lineComment, t.comment], color: p.comment, fontStyle: "italic" },
+    { tag: [t.meta, t.keyword, t.attributeValue], color: p.meta },
+    { tag: [t.typeName, t.labelName], color: p.type },
+    { tag: t.separator, color: "var(--muted)" },
+    { tag: t.invalid, color: "var(--bad)" },
+  ], { themeType: dark ? "dark" : "light" });
+  return [theme, syntaxHighlighting(highlight)];
+}

@@ -1,0 +1,9 @@
+// Everything static/playground/editor.js imports from CodeMirror 6, bundled into one ES module.
+export { basicSetup } from "codemirror";
+export { EditorView, keymap } from "@codemirror/view";
+export { EditorState, Compartment, Prec } from "@codemirror/state";
+export { indentWithTab } from "@codemirror/commands";
+export { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+export { tags } from "@lezer/highlight";
+export { yaml } from "@codemirror/lang-yaml";
+export { lintGutter, setDiagnostics } from "@codemirror/lint";
