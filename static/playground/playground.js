@@ -21,9 +21,6 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    var stored = null;
-    try { stored = localStorage.getItem("dra-theme"); } catch (e) { /* private mode */ }
-    if (stored) applyTheme(stored);
     var toggle = document.getElementById("theme-toggle");
     if (toggle) {
       toggle.addEventListener("click", function () {
