@@ -5,6 +5,7 @@ import json
 
 import yaml
 
+from allocator.engine.pods import INVALID_POD, PENDING, SCHEDULED
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 
 
@@ -20,6 +21,8 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
     }
     if with_explanation:
         data["explanation"] = outcome.explanation
+    if outcome.pods is not None:
+        data["pods"] = [p.as_dict(with_explanation=with_explanation) for p in outcome.pods]
     return data
 
 
@@ -44,6 +47,8 @@ def to_yaml(outcome: Outcome, **kwargs) -> str:
 
 
 def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
+    if outcome.pods is not None:
+        return _pods_report(outcome, max_devices=max_devices)
     lines: list[str] = []
     if outcome.outcome == ALLOCATED:
         lines.append(f"Allocated on node {outcome.node}.")
@@ -81,10 +86,15 @@ def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
         if allocation.get("nodeSelector"):
             lines.append(f"  nodeSelector: {json.dumps(allocation['nodeSelector'])}")
 
-    explanation = outcome.explanation
+    lines.extend(_explanation_lines(outcome.explanation, max_devices=max_devices))
+    return "\n".join(lines) + "\n"
+
+
+def _explanation_lines(explanation: dict | None, *, max_devices: int, title: str = "") -> list[str]:
+    lines: list[str] = []
     if explanation:
         lines.append("")
-        lines.append(f"Why (node {explanation['node']}):")
+        lines.append(f"Why ({title}node {explanation['node']}):")
         if explanation.get("blockedAt"):
             blocked = explanation["blockedAt"]
             lines.append(f"  the search got no further than claim {blocked['claim']}, request {blocked['request']}")
@@ -122,4 +132,59 @@ def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
             )
             groups = f"; groups {cs['groups']}" if cs.get("groups") else ""
             lines.append(f"  counter set {cs['pool']}/{cs['counterSet']}: {usage}{groups}")
+    return lines
+
+
+def _pods_report(outcome: Outcome, *, max_devices: int) -> str:
+    """The pod view: per pod the node, the devices of its claims, and every node's verdict."""
+    if outcome.outcome == INVALID and not outcome.pods:
+        lines = ["Invalid input:"] + [f"  - {problem.render()}" for problem in outcome.problems]
+    elif outcome.outcome == INVALID:
+        lines = [f"Cannot schedule: {outcome.message}"]
+    elif outcome.outcome == ALLOCATED:
+        scheduled = sum(1 for pod in outcome.pods if pod.outcome == SCHEDULED)
+        lines = [f"Scheduled {scheduled} pod(s)." if scheduled else "No pod to schedule."]
+    else:
+        lines = [f"Pending: {outcome.message}"]
+    for warning in outcome.warnings:
+        lines.append(f"Warning: {warning.render()}")
+    for pod in outcome.pods:
+        lines.append("")
+        lines.extend(_pod_lines(pod))
+    for pod in outcome.pods:
+        lines.extend(_explanation_lines(pod.explanation, max_devices=max_devices, title=f"pod {pod.key}, "))
     return "\n".join(lines) + "\n"
+
+
+def _pod_lines(pod) -> list[str]:
+    if pod.outcome == SCHEDULED:
+        lines = [f"Pod {pod.key}: scheduled on node {pod.node}"]
+    elif pod.outcome == PENDING:
+        lines = [f"Pod {pod.key}: Pending: {pod.message}"]
+    elif pod.outcome == INVALID_POD:
+        lines = [f"Pod {pod.key}: cannot be scheduled: {pod.problems[0].render() if pod.problems else pod.message}"]
+    else:
+        lines = [f"Pod {pod.key}: {pod.message}"]
+    for claim in pod.claims:
+        origin = f", from template {claim.template}" if claim.template else ""
+        origin += "; made here as the resourceclaim controller would" if claim.generated else ""
+        name = f"{claim.namespace}/{claim.name}" if claim.name else "no claim"
+        lines.append(f"  claim {claim.pod_claim_name} ({name}{origin}):")
+        if not claim.allocation:
+            lines.append("    not allocated")
+            continue
+        before = " (allocated before)" if claim.allocated_before else ""
+        for result in claim.allocation["devices"]["results"]:
+            lines.append(f"    {result['request']}: {result['driver']}/{result['pool']}/{result['device']}{before}")
+    if pod.nodes:
+        lines.append("  nodes:")
+        for verdict in pod.nodes:
+            if not verdict.fits:
+                lines.append(f"    {verdict.node}: {verdict.reason}")
+                continue
+            chosen = " (chosen)" if pod.outcome == SCHEDULED and verdict.node == pod.node else ""
+            devices = ", ".join(f"{d['driver']}/{d['pool']}/{d['device']}" for d in verdict.devices)
+            lines.append(f"    {verdict.node}: fits{chosen}" + (f": {devices}" if devices else ""))
+    for note in pod.notes:
+        lines.append(f"  note: {note}")
+    return lines

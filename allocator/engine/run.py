@@ -1,6 +1,7 @@
 """Allocating a scenario's pending claims: node by node, as one scheduling cycle for one pod.
 
-This is the entry point the CLI, the views and the API share.
+This is the entry point the CLI, the views and the API share. A scenario with Pods
+is scheduled pod by pod instead (see pods.py).
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ class Outcome:
     warnings: list = field(default_factory=list)
     verdicts: list = field(default_factory=list)
     explanation: dict | None = None
+    pods: list | None = None  # PodResult per Pod, for a scenario with Pods; None without
 
     @property
     def exit_code(self) -> int:
@@ -149,12 +151,13 @@ def allocate(
     explain_result: bool = True,
     share_ids=None,
 ) -> Outcome:
+    if scenario.pods:
+        from allocator.engine.pods import schedule_pods  # pods.py builds on this module
+
+        return schedule_pods(scenario, node_name=node_name, gates=gates, max_steps=max_steps,
+                             time_limit=time_limit, explain_result=explain_result, share_ids=share_ids)
     gates = gates or ComponentGates()
     warnings = list(scenario.warnings)
-    if scenario.pods:
-        warnings.append(Problem(
-            f"{len(scenario.pods)} Pod(s) in the scenario are not scheduled yet: every pending claim is "
-            "allocated together, as for one pod", severity=WARNING))
     if scenario.templates:
         warnings.append(Problem(
             f"{len(scenario.templates)} ResourceClaimTemplate(s) are not used: claims are made from "

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from allocator.engine import cel
+from allocator.engine import cel, convert
 from allocator.engine.apiserver import drop_disabled_fields
 from allocator.engine.gates import FeatureGates
 from allocator.engine.loader import Loaded, load_scenario
@@ -18,7 +18,7 @@ from allocator.engine.objects import (
     build_node,
     build_slice,
 )
-from allocator.engine.problems import ERROR, WARNING, Problem
+from allocator.engine.problems import ERROR, WARNING, Problem, field_path
 from allocator.engine.validation import validate
 
 RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
@@ -36,6 +36,8 @@ class Scenario:
     templates: list = field(default_factory=list)  # raw ResourceClaimTemplate objects
     pods: list = field(default_factory=list)  # raw Pod objects
     problems: list = field(default_factory=list)  # errors and warnings
+    refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
+    conversions: dict = field(default_factory=dict)  # position -> Conversion, for older resource.k8s.io
 
     @property
     def errors(self) -> list[Problem]:
@@ -46,9 +48,13 @@ class Scenario:
         return [p for p in self.problems if p.severity == WARNING]
 
     def locate(self, problem: Problem) -> Problem:
-        """Fill in the source line of a problem that knows its object and path."""
+        """Fill in the source line of a problem that knows its object and path (for an object
+        written in an older version, the path as written)."""
         if problem.line is not None or problem.ref is None or self.loaded is None:
             return problem
+        conversion = self.conversions.get(problem.ref)
+        if conversion is not None and problem.path:
+            problem = replace(problem, path=conversion.source_path(problem.path))
         position = self.loaded.line_of(problem.ref, problem.path)
         if position is None:
             return problem
@@ -90,18 +96,31 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
     scenario = Scenario(loaded=loaded)
     scenario.problems.extend(loaded.problems)
     ignored: dict[str, int] = {}
+    converted: dict[tuple, list] = {}  # (version, kind) -> [count, moves, first ref, first name]
     seen: dict[tuple, tuple] = {}
     for index, raw in enumerate(loaded.objects):
         data = raw.data
         kind, api_version = data.get("kind"), data.get("apiVersion")
         name = object_name(data)
+        if convert.convertible(data):
+            conversion = convert.to_v1(data)
+            scenario.conversions[raw.ref] = conversion
+            entry = converted.setdefault((api_version, kind), [0, {}, raw.ref, name])
+            entry[0] += 1
+            entry[1].update(dict.fromkeys(conversion.moves))
+            for path in conversion.unknown:  # paths as written: located now, not mapped again
+                scenario.problems.append(Problem(
+                    f'unknown field "{field_path(path)}"', kind=kind, name=name, path=path,
+                    severity=WARNING, ref=raw.ref).with_location(*(loaded.line_of(raw.ref, path) or (None, None))))
+            data, api_version = conversion.data, conversion.data["apiVersion"]
         understood = (api_version == "resource.k8s.io/v1" and kind in RESOURCE_KINDS) or (
             api_version == "v1" and kind in CORE_KINDS
         )
         if not understood:
             if kind in RESOURCE_KINDS and isinstance(api_version, str) and api_version.startswith("resource.k8s.io/"):
                 scenario.problems.append(Problem(
-                    f"{api_version} is not supported yet: write this object as resource.k8s.io/v1",
+                    f"{api_version} is not supported: the playground reads resource.k8s.io/v1 and converts "
+                    "v1beta1 and v1beta2; write this object as resource.k8s.io/v1",
                     kind=kind, name=name, path=("apiVersion",), ref=raw.ref))
             else:
                 ignored[f"{api_version} {kind}"] = ignored.get(f"{api_version} {kind}", 0) + 1
@@ -132,10 +151,18 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
                 kind=kind, name=name, path=("metadata", "name"), ref=raw.ref))
             continue
         seen[(kind, name)] = raw.ref
+        scenario.refs[(kind, name)] = raw.ref
         try:
             _add_object(scenario, kind, data, raw.ref, index)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             scenario.problems.append(Problem(f"cannot read object: {exc}", kind=kind, name=name, ref=raw.ref))
+    for (version, kind), (count, moves, ref, name) in converted.items():
+        if len(moves) > 1:
+            moves.pop("same fields as v1", None)
+        more = f"; so are {count - 1} more {kind} object{'s' if count > 2 else ''} in {version}" if count > 1 else ""
+        scenario.problems.append(Problem(
+            f"{version} read as resource.k8s.io/v1, converted as the apiserver does ({', '.join(moves)}){more}",
+            kind=kind, name=name, path=("apiVersion",), severity=WARNING, ref=ref))
     for what, count in ignored.items():
         scenario.problems.append(Problem(
             f"{what}: ignored ({count} object{'s' if count > 1 else ''}); the playground reads "

@@ -12,11 +12,13 @@ MAX_INPUT_BYTES = 16 * 1024 * 1024
 
 
 class Command(BaseCommand):
-    help = "Allocate the scenario's pending ResourceClaims as the Kubernetes scheduler would."
+    help = ("Allocate the scenario's pending ResourceClaims as the Kubernetes scheduler would; "
+            "with Pods in the scenario, schedule each unscheduled pod and report every node's verdict.")
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="scenario file, or - for standard input")
-        parser.add_argument("--node", help="allocate for this node (default: every node, first that fits)")
+        parser.add_argument("--node", help="allocate for this node (default: every node, first that fits); "
+                                           "with Pods, the only node considered")
         parser.add_argument("--feature-gates", default="", help="A=true,B=false (Kubernetes gate names)")
         parser.add_argument("-o", "--output", choices=["json", "yaml"], help="machine-readable output")
         parser.add_argument("--explain", action="store_true",

@@ -1,0 +1,714 @@
+"""Scheduling a scenario's pods: one scheduling cycle per pod, in input order.
+
+For every pod without `spec.nodeName`, as the control plane would:
+
+1. the resourceclaim controller finds or creates the pod's claims (a template
+   becomes a claim owned by the pod, named `<pod>-<claim>-<suffix>`);
+2. PreEnqueue/PreFilter: scheduling gates, missing claims, NodeAffinity's
+   node-name restriction, unknown device classes;
+3. Filter, node by node: the pre-DRA filters (see nodefilter), then
+   DynamicResources: allocated claims must be available on the node and the
+   allocator must find devices for the others;
+4. the first fitting node in name order is chosen (the scheduler scores the
+   fitting nodes instead; the playground keeps its name-order convention), the
+   claims get their allocation and the pod in `reservedFor`, and later pods
+   see those devices as taken.
+
+The result is plain data (dataclasses) that the report and the web page render.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from allocator.engine import cel
+from allocator.engine.allocate import Allocator, Fatal, NodeFailure, SearchLimit, allocated_state
+from allocator.engine.gates import AllocatorFeatures, ComponentGates
+from allocator.engine.nodefilter import (
+    NOT_IN_PREFILTER_RESULT,
+    Placement,
+    filter_node,
+    placement_of,
+    prefilter_nodes,
+)
+from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
+from allocator.engine.objects import ResourceClaim, build_claim
+from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
+from allocator.engine.problems import WARNING, Problem
+from allocator.engine.results import build_allocation
+from allocator.engine.run import (
+    ALLOCATED,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIME_LIMIT,
+    INVALID,
+    INVALID_POOLS,
+    NO_SOLUTION,
+    UNSATISFIABLE,
+    NodeVerdict,
+    Outcome,
+    _fatal_problem,
+    _output_claim,
+    _safe_explain,
+    candidate_nodes,
+    node_for,
+)
+from allocator.engine.scenario import Scenario
+
+SCHEDULED, PENDING, INVALID_POD, BOUND = "scheduled", "pending", "invalid", "bound"
+
+NO_NODES = "no nodes available to schedule pods"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+NOT_MODELLED = (
+    "Pods: CPU, memory and other resource requests, host ports, volumes, pod (anti-)affinity, topology "
+    "spread and priority are not checked; nodes are filtered by spec.nodeName, unschedulable, taints, "
+    "nodeSelector and required node affinity, then by DRA. A Pending pod's message leaves out the "
+    "preemption part the scheduler appends"
+)
+# The apiserver's generateName suffix: five characters from this alphabet (no vowels, no 0/1/3).
+_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+# --- the data the pod view shows ------------------------------------------------------------
+
+
+@dataclass
+class PodClaim:
+    """One entry of `spec.resourceClaims` and the ResourceClaim behind it."""
+
+    pod_claim_name: str
+    name: str | None  # the ResourceClaim; None when none is needed or it could not be made
+    namespace: str
+    template: str | None = None  # resourceClaimTemplateName
+    generated: bool = False  # made from the template here, as the resourceclaim controller would
+    allocation: dict | None = None  # status.allocation, after this run
+    allocated_before: bool = False  # allocated in the input already
+    reserved_for: list = field(default_factory=list)  # status.reservedFor, after this run
+
+    def as_dict(self) -> dict:
+        return {
+            "podClaimName": self.pod_claim_name,
+            "name": self.name,
+            "namespace": self.namespace,
+            "template": self.template,
+            "generated": self.generated,
+            "allocatedBefore": self.allocated_before,
+            "allocation": self.allocation,
+            "reservedFor": self.reserved_for,
+        }
+
+
+@dataclass
+class PodNode:
+    """One node's verdict for one pod."""
+
+    node: str
+    fits: bool
+    reason: str | None = None
+    devices: list = field(default_factory=list)  # for a fitting node: what the pod would get there
+    steps: int = 0
+
+    def as_dict(self) -> dict:
+        out = {"node": self.node, "fits": self.fits, "reason": self.reason}
+        if self.fits:
+            out["devices"] = self.devices
+        return out
+
+
+@dataclass
+class PodResult:
+    name: str
+    namespace: str
+    outcome: str  # scheduled, pending, invalid, bound
+    node: str | None = None
+    message: str | None = None
+    claims: list = field(default_factory=list)  # PodClaim
+    nodes: list = field(default_factory=list)  # PodNode, in name order
+    notes: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # for invalid: located Problems
+    explanation: dict | None = None  # explain() for the chosen node, else a node DRA rejected
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def as_dict(self, *, with_explanation: bool = False) -> dict:
+        out = {
+            "name": self.name,
+            "namespace": self.namespace,
+            "node": self.node,
+            "outcome": self.outcome,
+            "message": self.message,
+            "claims": [c.as_dict() for c in self.claims],
+            "nodes": [n.as_dict() for n in self.nodes],
+            "notes": list(self.notes),
+        }
+        if self.problems:
+            out["problems"] = [p.as_dict() for p in self.problems]
+        if with_explanation:
+            out["explanation"] = self.explanation
+        return out
+
+
+# --- the cluster as it changes from pod to pod ---------------------------------------------
+
+
+@dataclass
+class _Pod:
+    raw: dict
+    name: str
+    namespace: str
+    uid: str
+    uid_given: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def consumer(self) -> dict:
+        return {"resource": "pods", "name": self.name, "uid": self.uid}
+
+
+def _pod(raw: dict) -> _Pod:
+    meta = raw.get("metadata") or {}
+    namespace = meta.get("namespace") or "default"
+    name = meta.get("name") or ""
+    if not name and meta.get("generateName"):  # named by the apiserver on create
+        name = _with_suffix(meta["generateName"], f"pod/{namespace}/{meta['generateName']}")
+    uid = meta.get("uid")
+    given = bool(uid)
+    if not given:  # a manifest, not a cluster object: any stable UID will do
+        uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"pod/{namespace}/{name}"))
+    return _Pod(raw, name, namespace, str(uid), given)
+
+
+class _Claims:
+    """Every ResourceClaim by namespace/name, replaced as pods get theirs allocated."""
+
+    def __init__(self, claims: list, features: AllocatorFeatures):
+        self.features = features
+        self.by_key: dict = {c.key: c for c in claims}
+        self.state = allocated_state(list(self.by_key.values()), features)
+
+    def get(self, namespace: str, name: str) -> ResourceClaim | None:
+        return self.by_key.get(f"{namespace}/{name}")
+
+    def put(self, claim: ResourceClaim) -> None:
+        self.by_key[claim.key] = claim
+
+    def owned_by(self, pod: _Pod, pod_claim_name: str) -> ResourceClaim | None:
+        """A claim the controller made for this pod claim earlier (it adopts it instead of a new one)."""
+        for claim in self.by_key.values():
+            annotations = (claim.raw.get("metadata") or {}).get("annotations") or {}
+            if claim.namespace == pod.namespace and annotations.get(POD_CLAIM_ANNOTATION) == pod_claim_name \
+                    and _controlled_by(claim, pod):
+                return claim
+        return None
+
+    def refresh(self) -> None:
+        self.state = allocated_state(list(self.by_key.values()), self.features)
+
+
+def _controlled_by(claim: ResourceClaim, pod: _Pod) -> bool:
+    for owner in (claim.raw.get("metadata") or {}).get("ownerReferences") or ():
+        if not isinstance(owner, dict) or not owner.get("controller"):
+            continue
+        if owner.get("kind") != "Pod" or owner.get("name") != pod.name:
+            return False
+        return not (pod.uid_given and owner.get("uid")) or owner.get("uid") == pod.uid
+    return False
+
+
+def _with_status(claim: ResourceClaim, *, allocation: dict | None = None, pod: _Pod | None = None) -> ResourceClaim:
+    """The claim after the scheduler's PreBind: allocation written, the pod added to reservedFor."""
+    raw = dict(claim.raw)
+    status = dict(raw.get("status") or {})
+    if allocation is not None:
+        status["allocation"] = allocation
+    if pod is not None:
+        reserved = list(status.get("reservedFor") or [])
+        if not any(isinstance(r, dict) and r.get("uid") == pod.uid for r in reserved):
+            reserved.append(pod.consumer)
+        status["reservedFor"] = reserved
+    raw["status"] = status
+    return build_claim(raw, claim.ref)
+
+
+# --- claims from templates ------------------------------------------------------------------
+
+
+def generated_name(pod_name: str, pod_claim_name: str, namespace: str) -> tuple[str, str]:
+    """(generateName, name) as the resourceclaim controller and the apiserver make them. The
+    controller shortens long names in proportion (and then drops the trailing dash); the random
+    suffix is derived from the names here so that a run is repeatable."""
+    base = f"{pod_name}-{pod_claim_name}-"
+    if len(base) > 57:
+        keep_pod = len(pod_name) * 57 // len(base)
+        keep_claim = len(pod_claim_name) * 57 // len(base)
+        base = f"{pod_name[:keep_pod]}-{pod_claim_name[:keep_claim]}"
+    return base, _with_suffix(base, f"{namespace}/{pod_name}/{pod_claim_name}")
+
+
+def _with_suffix(generate_name: str, seed: str) -> str:
+    """generateName plus five characters, as the apiserver names it (here derived from `seed`)."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return generate_name[:58] + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
+
+
+def _generate(pod: _Pod, pod_claim_name: str, template: dict, template_ref) -> ResourceClaim:
+    spec = template.get("spec") or {}
+    tmeta = spec.get("metadata") or {}
+    generate_name, name = generated_name(pod.name, pod_claim_name, pod.namespace)
+    metadata = {
+        "name": name,
+        "generateName": generate_name,
+        "namespace": pod.namespace,
+        "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_ANNOTATION: pod_claim_name},
+        "ownerReferences": [{
+            "apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+            "controller": True, "blockOwnerDeletion": True,
+        }],
+    }
+    if tmeta.get("labels"):
+        metadata["labels"] = dict(tmeta["labels"])
+    raw = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": metadata,
+        "spec": copy.deepcopy(spec.get("spec") or {}),
+    }
+    return build_claim(raw, template_ref)
+
+
+def _template_requests_admin(template: dict) -> bool:
+    requests = (((template.get("spec") or {}).get("spec") or {}).get("devices") or {}).get("requests") or ()
+    return any(isinstance(r, dict) and ((r.get("exactly") or {}).get("adminAccess")) for r in requests)
+
+
+@dataclass
+class _Resolved:
+    entries: list = field(default_factory=list)  # (PodClaim, ResourceClaim | None)
+    error: str | None = None  # the first reason the scheduler cannot use the claims yet
+    notes: list = field(default_factory=list)
+
+    def fail(self, message: str) -> None:
+        self.error = self.error or message
+
+
+def _resolve_claims(pod: _Pod, claims: _Claims, scenario: Scenario, features: AllocatorFeatures) -> _Resolved:
+    """The pod's claims as the scheduler finds them once the resourceclaim controller has run."""
+    resolved = _Resolved()
+    statuses = {s.get("name"): s for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or ())
+                if isinstance(s, dict)}
+    for entry in (pod.raw.get("spec") or {}).get("resourceClaims") or ():
+        view = PodClaim(entry.get("name") or "", None, pod.namespace)
+        if entry.get("resourceClaimName"):
+            view.name = entry["resourceClaimName"]
+            claim = claims.get(pod.namespace, view.name)
+            if claim is None:
+                resolved.fail(f'could not find ResourceClaim "{pod.namespace}/{view.name}"')
+        else:
+            view.template = entry.get("resourceClaimTemplateName")
+            claim = _template_claim(pod, view, statuses.get(view.pod_claim_name), claims, scenario, features,
+                                    resolved)
+        resolved.entries.append((view, claim))
+    return resolved
+
+
+def _template_claim(pod: _Pod, view: PodClaim, status: dict | None, claims: _Claims, scenario: Scenario,
+                    features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
+    """The claim for a template entry: the one the pod status records, one the controller made
+    earlier, or a new one from the template."""
+    if status is not None:
+        recorded = status.get("resourceClaimName")
+        if not recorded:
+            return None  # the pod records that no claim is needed
+        view.name = recorded
+        claim = claims.get(pod.namespace, recorded)
+        if claim is not None:
+            if not _controlled_by(claim, pod):
+                resolved.fail(f"ResourceClaim {claim.key} was not created for Pod {pod.key} (Pod is not owner)")
+            return claim
+        resolved.notes.append(f"claim {pod.namespace}/{recorded} recorded in the pod status is missing; "
+                              "the resourceclaim controller makes a new one from the template")
+    claim = claims.owned_by(pod, view.pod_claim_name)
+    if claim is not None:
+        view.name = claim.name
+        return claim
+    key = f"{pod.namespace}/{view.template}"
+    template = next((t for t in scenario.templates if _template_key(t) == key), None)
+    if template is None:
+        refusal = (f'resource claim template "{view.template}": resourceclaimtemplate.resource.k8s.io '
+                   f'"{view.template}" not found')
+    elif not features.admin_access and _template_requests_admin(template):
+        refusal = "admin access is requested, but the feature is disabled"
+    else:
+        claim = _generate(pod, view.pod_claim_name, template, scenario.refs.get(("ResourceClaimTemplate", key)))
+        view.name, view.generated = claim.name, True
+        claims.put(claim)
+        return claim
+    resolved.notes.append(f"the resourceclaim controller cannot create the claim (event "
+                          f"FailedResourceClaimCreation: PodResourceClaim {view.pod_claim_name}: {refusal})")
+    resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
+    return None
+
+
+def _template_key(template: dict) -> str:
+    meta = template.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+# --- one scheduling cycle -------------------------------------------------------------------
+
+
+@dataclass
+class _Cycle:
+    nodes: list = field(default_factory=list)  # PodNode
+    chosen: str | None = None
+    allocator: Allocator | None = None  # the chosen node's
+    # The node DRA rejected that explains the failure: the first one that has devices at all.
+    failed_allocator: Allocator | None = None
+    prefilter: str | None = None  # PreFilter rejected the pod with this message
+    fatal: Problem | None = None  # the allocator stopped the cycle
+
+
+def _dra_prefilter(claims: list, scenario: Scenario, features: AllocatorFeatures) -> str | None:
+    """DynamicResources PreFilter for the unallocated claims: subrequests need DRAPrioritizedList
+    (checked first, as in the claims path), then every request must name an existing class."""
+    pending = [c for c in claims if c.allocation is None]
+    if not features.prioritized_list:
+        for claim in pending:
+            for request in claim.requests:
+                if request.first_available:
+                    return (f"resource claim {claim.key}, request {request.name}: has subrequests, "
+                            "but the DRAPrioritizedList feature is disabled")
+    for claim in pending:
+        for request in claim.requests:
+            if request.exactly is not None:
+                if request.exactly.class_name not in scenario.classes:
+                    return f"request {request.name}: device class {request.exactly.class_name} does not exist"
+                continue
+            for sub in request.first_available:
+                if sub.class_name not in scenario.classes:
+                    return f"request {request.name}/{sub.name}: device class {sub.class_name} does not exist"
+    return None
+
+
+def _devices(allocator: Allocator) -> list:
+    out = []
+    for ci, picks in enumerate(allocator.results):
+        for pick in picks:
+            device = pick.device
+            out.append({"claim": allocator.claims[ci].key, "request": pick.rd.name,
+                        "driver": device.driver, "pool": device.pool, "device": device.name})
+    return out
+
+
+def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Scenario,
+           cluster: _Claims, index: SliceIndex, features: AllocatorFeatures, options: dict) -> _Cycle:
+    cycle = _Cycle()
+    allowed, conflict = prefilter_nodes(placement)
+    if conflict:
+        cycle.prefilter = conflict
+        return cycle
+    available_on = []
+    for claim in pod_claims:
+        selector = claim.allocation.node_selector if claim.allocation is not None else None
+        if selector is not None:
+            try:
+                check_selector(selector)
+            except SelectorError as exc:
+                cycle.fatal = Problem(f"claim {claim.key}: status.allocation.nodeSelector: {exc}",
+                                      kind="ResourceClaim", name=claim.key,
+                                      path=("status", "allocation", "nodeSelector"), ref=claim.ref)
+                return cycle
+            available_on.append(selector)
+    message = _dra_prefilter(pod_claims, scenario, features)
+    if message:
+        cycle.prefilter = message
+        return cycle
+    pending = [c for c in pod_claims if c.allocation is None]
+    for name in names:
+        if allowed is not None and name not in allowed:
+            cycle.nodes.append(PodNode(name, False, NOT_IN_PREFILTER_RESULT))
+            continue
+        node = node_for(scenario, name)
+        reason = filter_node(placement, node)
+        if reason:
+            cycle.nodes.append(PodNode(name, False, reason))
+            continue
+        allocator = None
+        if pending:
+            try:
+                pools = gather_pools(node, index, features)
+            except PoolGatherError as exc:
+                cycle.fatal = Problem(str(exc))
+                return cycle
+            allocator = Allocator(
+                claims=pending, classes=scenario.classes, pools=pools, node=node, features=features,
+                allocated=cluster.state, **options)
+            try:
+                success = allocator.run()
+                reason = None if success else (INVALID_POOLS if any(p.invalid for p in pools) else NO_SOLUTION)
+            except Fatal as exc:
+                cycle.fatal = _fatal_problem(scenario, exc)
+                return cycle
+            except (NodeFailure, SearchLimit) as exc:
+                reason = exc.message
+            if reason:
+                cycle.nodes.append(PodNode(name, False, reason, steps=allocator.steps))
+                explained = cycle.failed_allocator
+                if explained is None or (not explained.candidates and allocator.candidates):
+                    cycle.failed_allocator = allocator
+                continue
+        # Allocated claims must be usable on the node; DRA checks this after trying the allocator.
+        if any(not selector_matches(selector, node) for selector in available_on):
+            cycle.nodes.append(PodNode(name, False, NOT_AVAILABLE, steps=allocator.steps if allocator else 0))
+            continue
+        cycle.nodes.append(PodNode(name, True, None, _devices(allocator) if allocator else [],
+                                   steps=allocator.steps if allocator else 0))
+        if cycle.chosen is None:
+            cycle.chosen, cycle.allocator = name, allocator
+    return cycle
+
+
+def fit_error(total: int, nodes: list, prefilter: str | None = None) -> str:
+    """The scheduler's FitError text: the PreFilter message, or the reasons counted over the nodes,
+    `count reason` sorted as strings. (The preemption part the scheduler appends is left out.)"""
+    if prefilter:
+        return f"0/{total} nodes are available: {prefilter}."
+    counts: dict[str, int] = {}
+    for verdict in nodes:
+        if not verdict.fits:
+            counts[verdict.reason] = counts.get(verdict.reason, 0) + 1
+    histogram = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
+    return f"0/{total} nodes are available: {histogram}."
+
+
+# --- the whole run ---------------------------------------------------------------------------
+
+
+def _node_names(scenario: Scenario, index: SliceIndex, node_name: str | None, warnings: list) -> list[str]:
+    if node_name:
+        return [node_name]
+    if scenario.nodes:
+        return sorted(scenario.nodes)
+    names = candidate_nodes(scenario, index)
+    if names:
+        warnings.append(Problem(
+            "the scenario has no Node objects: the nodes that ResourceSlices name stand in for them, "
+            "without labels or taints", severity=WARNING))
+    return names
+
+
+def schedule_pods(
+    scenario: Scenario,
+    *,
+    node_name: str | None = None,
+    gates: ComponentGates | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    explain_result: bool = True,
+    share_ids=None,
+) -> Outcome:
+    """Schedule every pod of the scenario that has no node yet, one after the other."""
+    gates = gates or ComponentGates()
+    warnings = list(scenario.warnings) + [Problem(NOT_MODELLED, severity=WARNING)]
+    if scenario.errors:
+        return Outcome(INVALID, message=scenario.errors[0].render(), problems=scenario.errors,
+                       warnings=warnings, pods=[])
+
+    features = AllocatorFeatures.from_gates(gates.scheduler)
+    index = SliceIndex(scenario.slices)
+    names = _node_names(scenario, index, node_name, warnings)
+    cluster = _Claims(scenario.claims, features)
+    options = {
+        "max_steps": max_steps,
+        "deadline": time.monotonic() + time_limit if time_limit else None,
+        "cel_options": cel.Options(list_type_attributes=features.list_type_attributes, stored=True),
+        "share_ids": share_ids,
+    }
+    results: list[PodResult] = []
+    to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)
+    used: set = set()
+    for raw in scenario.pods:
+        pod = _pod(raw)
+        result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, index=index, names=names,
+                                           features=features, options=options, explain_result=explain_result)
+        used.update(c.key for c in pod_claims)
+        if result.outcome != BOUND:
+            for claim in pod_claims:
+                if claim.allocation is None:
+                    to_allocate.setdefault(claim.key, claim)
+        results.append(result)
+
+    unused = [c.key for c in scenario.claims if c.allocation is None and c.key not in used]
+    if unused:
+        listed = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
+        warnings.append(Problem(
+            f"ResourceClaim {listed}: not used by any Pod, so not allocated (the scheduler allocates a claim "
+            "for the pod that uses it)", severity=WARNING))
+    if results and all(r.outcome == BOUND for r in results):
+        warnings.append(Problem("every Pod already has spec.nodeName: nothing to schedule", severity=WARNING))
+    return _outcome(results, to_allocate, cluster, warnings)
+
+
+def _schedule_one(pod: _Pod, *, scenario, cluster: _Claims, index, names, features, options,
+                  explain_result: bool) -> tuple[PodResult, list]:
+    result = PodResult(pod.name, pod.namespace, PENDING)
+    resolved = _resolve_claims(pod, cluster, scenario, features)
+    result.notes.extend(resolved.notes)
+    unique = list({c.key: c for _, c in resolved.entries if c is not None}.values())
+    result.notes.extend(_sharing_notes(pod, unique))
+    placement = placement_of(pod.raw)
+    run_cycle = functools.partial(_cycle, placement, unique, names, scenario=scenario, cluster=cluster,
+                                  index=index, features=features, options=options)
+    if placement.node_name:
+        _bound(pod, result, resolved, unique, placement.node_name, names, run_cycle, cluster, scenario)
+    else:
+        _unbound(pod, result, resolved, unique, names, run_cycle, cluster, scenario, explain_result)
+    result.claims = _claim_views(resolved, cluster)
+    return result, unique
+
+
+def _sharing_notes(pod: _Pod, claims: list) -> list[str]:
+    notes = []
+    for claim in claims:
+        others = [str(r.get("name")) for r in (claim.raw.get("status") or {}).get("reservedFor") or ()
+                  if isinstance(r, dict) and r.get("uid") != pod.uid]
+        if claim.allocation is not None and others:
+            notes.append(f"claim {claim.key} is allocated and in use by {', '.join(others)}: the pod shares it, "
+                         "so it can only run where that allocation is available")
+    return notes
+
+
+def _unbound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, names: list, run_cycle,
+             cluster: _Claims, scenario: Scenario, explain_result: bool) -> None:
+    """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle."""
+    gates = [g.get("name") for g in (pod.raw.get("spec") or {}).get("schedulingGates") or () if isinstance(g, dict)]
+    if gates:
+        result.message = f"waiting for scheduling gates: [{' '.join(gates)}]"
+    elif resolved.error:
+        result.message = resolved.error
+    if result.message:
+        result.notes.append("the scheduler does not try the pod until this is resolved (PreEnqueue)")
+        result.nodes = [PodNode(n, False, result.message) for n in names]
+        return
+    if not names:
+        result.message = NO_NODES
+        return
+    cycle = run_cycle()
+    result.nodes = cycle.nodes
+    if cycle.fatal is not None:
+        problem = _relocate(scenario.locate(cycle.fatal), resolved, scenario)
+        result.outcome, result.message, result.problems = INVALID_POD, problem.message, [problem]
+    elif cycle.chosen is None:
+        result.message = fit_error(len(names), cycle.nodes, cycle.prefilter)
+        if cycle.prefilter:
+            result.nodes = [PodNode(n, False, cycle.prefilter) for n in names]
+        if explain_result and cycle.failed_allocator is not None:
+            result.explanation = _safe_explain(cycle.failed_allocator, False)
+    else:
+        result.outcome, result.node = SCHEDULED, cycle.chosen
+        _commit(pod, claims, cycle.allocator, cluster)
+        if explain_result and cycle.allocator is not None:
+            result.explanation = _safe_explain(cycle.allocator, True)
+
+
+def _bound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, node_name: str, names: list,
+           run_cycle, cluster: _Claims, scenario: Scenario) -> None:
+    """A pod with spec.nodeName never meets the scheduler. The resourceclaim controller reserves its
+    allocated claims for it; claims that are not allocated stay so, and the kubelet waits. For those,
+    the cycle shows what the scheduler would have said (NodeName filters the other nodes)."""
+    result.outcome, result.node = BOUND, node_name
+    for claim in claims:
+        if claim.allocation is not None:
+            cluster.put(_with_status(claim, pod=pod))
+    waiting = f"bound to node {node_name} (spec.nodeName): the kubelet cannot start it"
+    if resolved.error:
+        result.message = f"{waiting}: {resolved.error}"
+        return
+    if all(c.allocation is not None for c in claims) or not names:
+        result.message = f"bound to node {node_name} (spec.nodeName): not scheduled again"
+        return
+    cycle = run_cycle()
+    result.nodes = cycle.nodes
+    pending = ", ".join(c.key for c in claims if c.allocation is None)
+    if cycle.fatal is not None:
+        result.problems = [_relocate(scenario.locate(cycle.fatal), resolved, scenario)]
+        result.message = f"{waiting} while claim {pending} is not allocated; {result.problems[0].message}"
+    elif cycle.chosen is None:
+        summary = fit_error(len(names), cycle.nodes, cycle.prefilter)
+        result.message = (f"{waiting} while claim {pending} is not allocated, and the scheduler "
+                          f"would not find devices either: {summary}")
+    else:
+        result.message = (f"{waiting} while claim {pending} is not allocated (only the scheduler allocates "
+                          f"claims); it would find devices on {cycle.chosen}")
+
+
+def _commit(pod: _Pod, claims: list, allocator: Allocator | None, cluster: _Claims) -> None:
+    """Reserve and PreBind: allocations are written and every claim is reserved for the pod."""
+    allocations = {}
+    if allocator is not None:
+        for ci, claim in enumerate(allocator.claims):
+            allocations[claim.key] = build_allocation(allocator, ci)
+    for claim in claims:
+        current = cluster.get(claim.namespace, claim.name) or claim
+        cluster.put(_with_status(current, allocation=allocations.get(claim.key), pod=pod))
+    cluster.refresh()
+
+
+def _claim_views(resolved: _Resolved, cluster: _Claims) -> list:
+    views = []
+    for view, claim in resolved.entries:
+        if claim is not None:
+            current = cluster.get(claim.namespace, claim.name) or claim
+            status = current.raw.get("status") or {}
+            view.allocation = status.get("allocation")
+            view.allocated_before = claim.allocation is not None
+            view.reserved_for = list(status.get("reservedFor") or [])
+        views.append(view)
+    return views
+
+
+def _relocate(problem: Problem, resolved: _Resolved, scenario: Scenario) -> Problem:
+    """A problem in a claim made from a template belongs to the template's `spec.spec`."""
+    for view, claim in resolved.entries:
+        if view.generated and claim is not None and problem.kind == "ResourceClaim" and problem.name == claim.key:
+            relocated = Problem(problem.message, kind="ResourceClaimTemplate",
+                                name=f"{claim.namespace}/{view.template}", path=("spec",) + tuple(problem.path),
+                                severity=problem.severity, ref=claim.ref)
+            return scenario.locate(relocated)
+    return problem
+
+
+def _outcome(results: list, to_allocate: dict, cluster: _Claims, warnings: list) -> Outcome:
+    claims = []
+    for key, before in to_allocate.items():
+        now = cluster.by_key.get(key, before)
+        claims.append(_output_claim(before, (now.raw.get("status") or {}).get("allocation")))
+    considered = [r for r in results if r.outcome != BOUND]
+    invalid = [r for r in considered if r.outcome == INVALID_POD]
+    pending = [r for r in considered if r.outcome == PENDING]
+    scheduled = [r for r in considered if r.outcome == SCHEDULED]
+    focus = (invalid or pending or scheduled or [None])[0]
+    outcome = Outcome(ALLOCATED, claims=claims, warnings=warnings, pods=results)
+    if invalid:
+        outcome.outcome = INVALID
+        outcome.problems = [p for r in invalid for p in r.problems]
+    elif pending:
+        outcome.outcome = UNSATISFIABLE
+    if focus is not None:
+        outcome.node = focus.node if focus.outcome == SCHEDULED else None
+        if focus.outcome != SCHEDULED:
+            more = len(invalid) + len(pending) - 1
+            outcome.message = f"pod {focus.key}: {focus.message}" + (
+                f" ({more} more pod{'s' if more > 1 else ''} not scheduled)" if more else "")
+        outcome.verdicts = [NodeVerdict(n.node, n.fits, n.reason, n.steps) for n in focus.nodes]
+        outcome.explanation = focus.explanation
+    return outcome
