@@ -182,3 +182,10 @@ def test_search_limit_returns_quickly_with_its_message(client):
     body = client.post("/", {"scenario": scenario, "gates-submitted": "1"}, HTTP_HX_REQUEST="true").content.decode()
     assert time.monotonic() - started < 10
     assert "search gave up" in body
+
+
+def test_pods_panel_shows_each_pods_node_and_the_schedulers_line(client):
+    body = client.get("/?example=pods").content.decode()
+    assert 'id="panel-pods"' in body
+    assert "ml/trainer-0" in body and "gpu-node-2" in body
+    assert "0/3 nodes are available: 1 node(s) had untolerated taint" in body
