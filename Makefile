@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test install install-test conformance bench clean
+.PHONY: run test install install-test conformance bench clean test-postgres serve loadtest
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,8 +23,42 @@ run: install
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
+# Browser tests drive Debian's Chromium, never a downloaded one. As root, a missing one is installed;
+# anyone else gets a message and those tests skip.
+CHROMIUM ?= /usr/bin/chromium
 test: install-test
-	$(PY) -m pytest -n 2 tests
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	  else \
+	    echo "make test: $(CHROMIUM) is missing and installing it needs root (sudo apt-get install chromium); browser tests will be skipped."; \
+	  fi; \
+	fi
+	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -n 2 tests
+	@$(MAKE) --no-print-directory test-postgres
+
+# The share store's tests again on PostgreSQL when a server answers (this machine runs one on
+# 127.0.0.1:5432); pytest-django creates and drops its own test_* database there.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/dra_playground
+test-postgres: install-test
+	@if $(PY) -c "import socket, sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); socket.create_connection((p.hostname or '127.0.0.1', p.port or 5432), 2).close()" "$(TEST_DATABASE_URL)" 2>/dev/null; then \
+	  echo "Sharing tests on PostgreSQL ($(TEST_DATABASE_URL))"; \
+	  CHROMIUM=$(CHROMIUM) DATABASE_URL="$(TEST_DATABASE_URL)" $(PY) -m pytest -n 2 -p no:cacheprovider tests/web/test_sharing.py; \
+	else \
+	  echo "No PostgreSQL at $(TEST_DATABASE_URL): the sharing tests ran on SQLite only."; \
+	fi
+
+# Production on this machine (README: "Running it for a workshop"); needs SECRET_KEY and
+# ALLOWED_HOSTS in the environment, and HTTPS=0 when no TLS proxy is in front.
+# gunicorn.conf.py holds the server settings (WEB_CONCURRENCY workers, BIND address).
+serve: install
+	DJANGO_PRODUCTION=1 $(PY) manage.py migrate --noinput
+	DJANGO_PRODUCTION=1 $(PY) manage.py collectstatic --noinput
+	DJANGO_PRODUCTION=1 $(VENV)/bin/gunicorn playground.wsgi
+
+# 50 clients for 60 s against gunicorn and PostgreSQL on loopback (a script, not a test).
+loadtest: install
+	$(PY) scripts/loadtest.py
 
 conformance: install
 	$(PY) ../shared/conformance/check.py $(PY)

@@ -1,10 +1,31 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from allocator import views
+from allocator import views, views_share
+
+
+class ShareIdConverter:
+    """A short link id: lowercase base32 letters of a content digest."""
+
+    regex = "[a-z2-7]{10,52}"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(ShareIdConverter, "shareid")
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("examples/", views.examples, name="examples"),
     path("api/v1/allocate", views.api_allocate, name="api-allocate"),
     path("healthz", views.healthz, name="healthz"),
+    path("share", views_share.share_create, name="share-create"),
+    path("s/<shareid:share_id>", views_share.shared_page, name="shared"),
+    path("s/<shareid:share_id>.yaml", views_share.shared_yaml, name="shared-yaml"),
+    path("s/<shareid:share_id>/embed", views_share.shared_embed, name="shared-embed"),
+    path("api/v1/scenarios", views_share.api_share, name="api-share"),
+    path("api/v1/scenarios/<shareid:share_id>", views_share.api_shared, name="api-shared"),
 ]

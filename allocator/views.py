@@ -8,16 +8,14 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from allocator import gallery
-from allocator.engine.gates import ComponentGates, GateError, parse_gates
+from allocator.engine.gates import GateError, parse_gates
 from allocator.engine.report import outcome_data
-from allocator.engine.run import allocate_text
 from allocator.panels import page_context
+from allocator.sharing import uniform_gates
+from allocator.worker import run_bounded
 from allocator.playground import (
     MAX_SCENARIO_BYTES,
-    WEB_MAX_STEPS,
-    WEB_TIME_LIMIT,
     Settings,
-    run_settings,
     settings_from_form,
 )
 
@@ -26,15 +24,17 @@ def _too_large(size: int) -> str:
     return f"The scenario is {size:,} bytes; the limit is {MAX_SCENARIO_BYTES:,} bytes."
 
 
-def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None, refused=None):
+def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None, refused=None,
+                 run=None, extra=None):
     size = len(settings.scenario.encode("utf-8", "surrogatepass"))
     if refused or size > MAX_SCENARIO_BYTES:
         context = page_context(settings, None, None, refused=refused or _too_large(size))
         status = 413
     else:
-        scenario, outcome = run_settings(settings)
+        scenario, outcome = (run or run_bounded)(settings)
         context = page_context(settings, scenario, outcome)
     context["example"] = example
+    context.update(extra or {})
     if request.htmx:
         return render(request, f"{template}#results", context, status=status)
     return render(request, template, context, status=status)
@@ -74,18 +74,13 @@ def api_allocate(request):
     if len(body) > MAX_SCENARIO_BYTES:
         return JsonResponse({"outcome": "invalid", "message": _too_large(len(body))}, status=413)
     try:
-        gates, warnings = parse_gates(request.GET.get("featureGates", ""))
+        gates, _ = parse_gates(request.GET.get("featureGates", ""))  # locked-gate warnings come with the run
     except GateError as exc:
         return JsonResponse({"outcome": "invalid", "message": f"featureGates: {exc}"}, status=400)
-    _, outcome = allocate_text(
-        body,
-        node_name=request.GET.get("node") or None,
-        gates=ComponentGates.uniform(gates),
-        max_steps=WEB_MAX_STEPS,
-        time_limit=WEB_TIME_LIMIT,
+    _, outcome = run_bounded(
+        Settings(scenario=body, node=request.GET.get("node") or "", gates=uniform_gates(gates))
     )
     data = outcome_data(outcome, with_explanation=True)
-    data["warnings"] = [{"message": w} for w in warnings] + data["warnings"]
     status = 400 if outcome.outcome == "invalid" else 200
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
 

@@ -1,15 +1,24 @@
-"""Settings for the DRA Playground, read from the environment with safe development defaults."""
+"""Settings for the DRA Playground, read from the environment with safe development defaults.
+
+Development (`make run`, tests, `manage.py allocate`) needs no environment at all.
+Production is `DJANGO_PRODUCTION=1`: it needs SECRET_KEY, turns on HTTPS-only cookies,
+redirects and HSTS (HTTPS=0 turns those off for a plain-HTTP classroom network) and
+serves compressed, hashed static files collected by `collectstatic`. Every variable is
+listed in the README's "Running it for a workshop" section.
+"""
 import os
+import sys
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_bool(name, default=False):
     value = os.environ.get(name)
-    if value is None:
+    if value is None or not value.strip():
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
@@ -18,11 +27,31 @@ def env_list(name, default=""):
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_number(name, default, kind=int):
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return kind(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from None
+
+
+PRODUCTION = env_bool("DJANGO_PRODUCTION", False)
+# gunicorn serves real traffic: it gets production's SECRET_KEY rule even without DJANGO_PRODUCTION.
+SERVING = "gunicorn" in sys.modules or (bool(sys.argv) and Path(sys.argv[0]).name.startswith("gunicorn"))
 DEBUG = env_bool("DEBUG", False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG=1 and DJANGO_PRODUCTION=1 together: production never runs with DEBUG")
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("REQUIRE_SECRET_KEY", False):
-        raise RuntimeError("SECRET_KEY must be set when DEBUG is off")
+    if PRODUCTION or (SERVING and not DEBUG):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Serving the playground (DJANGO_PRODUCTION=1, or gunicorn without "
+            "DEBUG=1) needs a long random key, for example: "
+            "export SECRET_KEY=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\""
+        )
     SECRET_KEY = "dev-only-insecure-key-set-SECRET_KEY-in-production"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
@@ -39,6 +68,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "allocator.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -58,12 +88,42 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "playground.wsgi.application"
 
+# SQLite file by default (`manage.py migrate` creates it); DATABASE_URL=postgres://... for PostgreSQL.
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60, conn_health_checks=True
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several server processes may write: WAL lets readers go on, IMMEDIATE avoids lock upgrades.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Results cache (and the share rate limit): local memory per process by default; with
+# REDIS_URL every app server shares one cache and one rate-limit count.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "dra-playground"),
+            "TIMEOUT": 3600,
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "dra-playground",
+            "TIMEOUT": 3600,
+            "OPTIONS": {"MAX_ENTRIES": 200},
+        }
+    }
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -71,20 +131,77 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
 # Scenario bodies larger than this are refused before parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
 
-# Serve files from the app's static folders directly too, so tests and `runserver`
-# work without `collectstatic`; production collects them into STATIC_ROOT.
-WHITENOISE_USE_FINDERS = True
+# Development serves files from the app's static folders directly, so tests and `runserver`
+# work without `collectstatic`. Production serves compressed files with content hashes in
+# their names (cached for ever by browsers) from STATIC_ROOT, filled by `collectstatic`.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", PRODUCTION)
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if env_bool("STATIC_MANIFEST", False)
+        if STATIC_MANIFEST
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# ---- Security headers and HTTPS --------------------------------------------------------
+# Content-Security-Policy is set by allocator.middleware: scripts only from this site, no
+# inline script; inline style attributes are allowed (result bars set their width that way).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'"
+)
+# Who may frame /s/<id>/embed (every other page may not be framed at all).
+EMBED_FRAME_ANCESTORS = os.environ.get("EMBED_FRAME_ANCESTORS", "*")
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+
+# Reverse proxies in front of the app that append to X-Forwarded-For (and set
+# X-Forwarded-Proto). 0 means clients connect directly.
+PROXY_COUNT = env_number("PROXY_COUNT", 0)
+if PROXY_COUNT:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+HTTPS = env_bool("HTTPS", PRODUCTION)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers check health over plain HTTP
+CSRF_COOKIE_SECURE = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env_number("HSTS_SECONDS", 31536000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", False)
+# Submitting a domain to the browsers' HSTS preload list is the domain owner's decision.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+
+# ---- Allocation runs and sharing -------------------------------------------------------
+# Each run happens in a worker process (allocator.worker) that is killed after
+# ALLOCATOR_TIMEOUT seconds and may use ALLOCATOR_MEMORY_MB of address space.
+ALLOCATOR_ISOLATION = os.environ.get("ALLOCATOR_ISOLATION", "process")  # or "inline"
+ALLOCATOR_WORKERS = env_number("ALLOCATOR_WORKERS", 2)
+ALLOCATOR_TIMEOUT = env_number("ALLOCATOR_TIMEOUT", 10.0, float)
+ALLOCATOR_MEMORY_MB = env_number("ALLOCATOR_MEMORY_MB", 1024)
+ALLOCATOR_QUEUE_WAIT = env_number("ALLOCATOR_QUEUE_WAIT", 15.0, float)
+RESULTS_CACHE_SECONDS = env_number("RESULTS_CACHE_SECONDS", 3600)
+RESULTS_CACHE_MAX_BYTES = env_number("RESULTS_CACHE_MAX_BYTES", 512 * 1024)
+# Shares per client address: "COUNT/SECONDS"; "0/1" switches the limit off.
+SHARE_RATE_LIMIT = os.environ.get("SHARE_RATE_LIMIT", "30/600")
+
+# Errors and warnings go to stderr (gunicorn's error log) in every mode.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        "allocator": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }

@@ -11,8 +11,6 @@ from allocator.engine.loader import Loaded, load_scenario
 from allocator.engine.objects import (
     DeviceClass,
     Node,
-    ResourceClaim,
-    ResourceSlice,
     build_claim,
     build_device_class,
     build_node,

@@ -94,6 +94,14 @@ function mount(cm) {
     view.dispatch({ effects: appearance.reconfigure(appearanceFor(cm, dark)) });
   }
 
+  // share.js puts a scenario from a `#s=` link into the textarea; show it in the editor too.
+  textarea.addEventListener("playground:scenario-replaced", () => {
+    const text = textarea.value;
+    if (text !== view.state.doc.toString()) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    }
+  });
+
   document.addEventListener("htmx:afterSwap", showProblems);
   document.addEventListener("click", (event) => {
     const link = event.target.closest && event.target.closest(".goto-line[data-line]");

@@ -1,0 +1,202 @@
+"""Share endpoints: the Share button, short links (`/s/<id>`, `.yaml`, `/embed`) and the JSON API."""
+from __future__ import annotations
+
+import json
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST, require_safe
+
+from allocator.engine.gates import GateError, parse_gates
+from allocator.middleware import frameable
+from allocator.models import SharedScenario
+from allocator.playground import settings_from_form
+from allocator.sharing import (
+    ShareError,
+    fragment,
+    rate_limited,
+    settings_of,
+    share,
+    too_large_message,
+    uniform_gates,
+)
+from allocator.version import VERSION
+from allocator.views import _render_page
+from allocator.worker import run_bounded
+
+
+def _links(request, shared: SharedScenario) -> dict:
+    absolute = request.build_absolute_uri
+    return {
+        "url": absolute(reverse("shared", args=[shared.id])),
+        "yaml": absolute(reverse("shared-yaml", args=[shared.id])),
+        "embed": absolute(reverse("shared-embed", args=[shared.id])),
+    }
+
+
+def _shared_context(request, shared: SharedScenario) -> dict:
+    return {"shared": shared, "shared_links": _links(request, shared), "playground_version": VERSION}
+
+
+def _rate_message(wait: int) -> str:
+    minutes = max(1, round(wait / 60))
+    return (f"Too many shares from your address in a short time. Try again in about {minutes} "
+            f"minute{'s' if minutes != 1 else ''}.")
+
+
+def _content_length(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+# ---- the page's Share button -----------------------------------------------------------
+
+def _share_refused(request, message: str, status: int, *, retry_after: int | None = None):
+    if request.htmx:
+        response = render(request, "share_box.html#share-result", {"share_error": message}, status=status)
+    else:
+        response = render(request, "share_refused.html", {"message": message}, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+@require_POST
+def share_create(request):
+    """The Share button (CSRF-protected form): htmx gets the link box, a plain form goes to the link."""
+    try:
+        form = request.POST
+    except RequestDataTooBig:
+        return _share_refused(request, too_large_message(_content_length(request)), 413)
+    wait = rate_limited(request)
+    if wait:
+        return _share_refused(request, _rate_message(wait), 429, retry_after=wait)
+    settings = settings_from_form(form)
+    # Browsers send a textarea's line breaks as CRLF; the scenario as typed has LF.
+    settings.scenario = settings.scenario.replace("\r\n", "\n")
+    try:
+        shared, created = share(scenario=settings.scenario, node=settings.node, gates=settings.gates)
+    except ShareError as exc:
+        return _share_refused(request, exc.message, exc.status)
+    if not request.htmx:
+        response = redirect("shared", share_id=shared.id)
+        response.status_code = 303
+        return response
+    links = _links(request, shared)
+    stateless = fragment(settings_of(shared))
+    context = {
+        "shared": shared,
+        "share_created": created,
+        "share_links": links,
+        "share_fragment_url": request.build_absolute_uri(reverse("index")) + "#" + stateless if stateless else "",
+    }
+    return render(request, "share_box.html#share-result", context, status=201 if created else 200)
+
+
+# ---- short links -----------------------------------------------------------------------
+
+@require_safe
+def shared_page(request, share_id: str):
+    """The editor with the shared scenario and its settings, and its result."""
+    shared = get_object_or_404(SharedScenario, pk=share_id)
+    return _render_page(request, settings_of(shared), run=run_bounded, extra=_shared_context(request, shared))
+
+
+@require_safe
+def shared_yaml(request, share_id: str):
+    """The scenario exactly as shared, ready for `kubectl apply -f`."""
+    shared = get_object_or_404(SharedScenario, pk=share_id)
+    response = HttpResponse(shared.scenario.encode("utf-8"), content_type="text/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="dra-scenario-{shared.id}.yaml"'
+    # A shared scenario never changes, so anyone may cache it for good.
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+@frameable
+@require_safe
+def shared_embed(request, share_id: str):
+    """Read-only result and YAML for docs and slides; other sites may frame it."""
+    shared = get_object_or_404(SharedScenario, pk=share_id)
+    response = _render_page(request, settings_of(shared), template="shared_embed.html", run=run_bounded,
+                            extra=_shared_context(request, shared))
+    response["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+# ---- JSON API (no cookies, so no CSRF; rate-limited like the button) -------------------
+
+def _api_error(message: str, status: int) -> JsonResponse:
+    return JsonResponse({"message": message}, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
+    """(scenario, node, gates) from a JSON body, or from a YAML body plus query parameters."""
+    if request.content_type == "application/json":
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ShareError(f"request body is not JSON: {exc}") from None
+        if not isinstance(data, dict) or "scenario" not in data:
+            raise ShareError('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": '
+                             '{"Gate": true}}}; send a scenario as it is with Content-Type: application/yaml')
+        return data["scenario"], data.get("node") or "", data.get("gates") or {}
+    try:
+        scenario = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ShareError("request body is not UTF-8 text") from None
+    try:
+        gates, _ = parse_gates(request.GET.get("featureGates", ""))
+    except GateError as exc:
+        raise ShareError(f"featureGates: {exc}") from None
+    return scenario, request.GET.get("node", ""), uniform_gates(gates)
+
+
+@csrf_exempt
+@require_POST
+def api_share(request):
+    """`POST /api/v1/scenarios` -> 201 {id, url, yaml, embed, created}."""
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return _api_error(too_large_message(_content_length(request)), 413)
+    wait = rate_limited(request)
+    if wait:
+        response = _api_error(_rate_message(wait), 429)
+        response["Retry-After"] = str(wait)
+        return response
+    try:
+        scenario, node, gates = _read_api_body(request, body)
+        shared, created = share(scenario=scenario, node=node, gates=gates)
+    except ShareError as exc:
+        return _api_error(exc.message, exc.status)
+    data = {"id": shared.id, **_links(request, shared), "created": created}
+    response = JsonResponse(data, status=201)
+    response["Location"] = data["url"]
+    return response
+
+
+@require_safe
+def api_shared(request, share_id: str):
+    """`GET /api/v1/scenarios/<id>` -> the stored scenario and its settings."""
+    shared = SharedScenario.objects.filter(pk=share_id).first()
+    if shared is None:
+        return _api_error(f"no shared scenario {share_id}", 404)
+    data = {
+        "id": shared.id,
+        **_links(request, shared),
+        "scenario": shared.scenario,
+        "node": shared.node,
+        "gates": shared.gates,
+        "version": shared.version,
+        "created": shared.created.isoformat(),
+    }
+    response = JsonResponse(data, json_dumps_params={"ensure_ascii": False})
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response

@@ -1,0 +1,256 @@
+"""Allocation runs with hard bounds: each run happens in a worker process with a memory cap and
+is killed when it overruns its time, so no scenario can hold a server process or its memory.
+
+`run_bounded(settings)` is the one entry point for views. It answers from the results cache
+when the same input (and the same engine version) ran before, anywhere the cache is shared.
+
+The worker side imports no Django; the parent side reads Django settings only when used.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import threading
+import time
+import traceback
+
+from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
+from allocator.engine.scenario import Scenario
+from allocator.playground import Settings, run_settings
+from allocator.version import VERSION
+
+logger = logging.getLogger("allocator.worker")
+
+DEFAULT_TIMEOUT = 10.0  # seconds for one run, parsing and explanation included
+DEFAULT_MEMORY_MB = 1024  # address space of one worker process
+DEFAULT_WORKERS = 2  # worker processes per server process
+DEFAULT_QUEUE_WAIT = 15.0  # how long a request waits for a free worker
+CACHE_MAX_BYTES = 512 * 1024  # larger results are not cached
+CACHE_SECONDS = 3600
+STOPPED_CACHE_SECONDS = 60  # a stopped run may have been slow only because the machine was busy
+
+
+def without_source(scenario: Scenario) -> Scenario:
+    """The scenario as views need it, minus the loader's source index (line lookups are done by
+    then): small enough to send between processes and to cache, and still a real Scenario."""
+    return dataclasses.replace(scenario, loaded=None)
+
+
+def gave_up(reason: str) -> Outcome:
+    """A run stopped by a hard bound: reported as the engine reports its own limits."""
+    return Outcome(UNSATISFIABLE, message=f"search gave up: {reason}")
+
+
+# ---- worker process side -------------------------------------------------------------
+
+def _run_one(settings: Settings) -> bytes:
+    try:
+        scenario, outcome = run_settings(settings)
+        return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
+    except MemoryError:
+        raise
+    except Exception as exc:  # a bug, or input the engine does not survive: show it, do not crash the page
+        traceback.print_exc()
+        outcome = Outcome(INVALID, message=f"the allocator failed on this input ({type(exc).__name__}: {exc})")
+        return pickle.dumps((None, outcome), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _serve(conn, memory_bytes: int, job=_run_one) -> None:
+    """Worker loop: receive Settings, send back ("ok", job(settings)) until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
+    if memory_bytes:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    while True:
+        try:
+            settings = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            payload = job(settings)
+        except MemoryError:
+            payload = None
+        if payload is None:
+            # The heap may be in a poor state: report, then let the parent start a fresh worker.
+            try:
+                conn.send(("memory", None))
+            finally:
+                os._exit(0)
+        conn.send(("ok", payload))
+
+
+# ---- server process side -------------------------------------------------------------
+
+class PoolBusy(Exception):
+    """No worker became free in time: the server is overloaded, the input is not at fault."""
+
+
+class _Worker:
+    def __init__(self, context, memory_bytes: int, job):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, memory_bytes, job), daemon=True,
+                                       name="allocator-worker")
+        self.process.start()
+        child.close()
+
+    def stop(self) -> None:
+        try:
+            self.process.kill()
+            self.process.join(2)
+        except Exception:  # already gone
+            pass
+        self.conn.close()
+
+
+class WorkerPool:
+    """Up to `size` worker processes, started on demand and reused; one run per worker at a time.
+
+    `job` is the module-level function a worker applies to each Settings; it returns bytes.
+    """
+
+    def __init__(self, *, size: int = DEFAULT_WORKERS, timeout: float = DEFAULT_TIMEOUT,
+                 memory_mb: int = DEFAULT_MEMORY_MB, queue_wait: float = DEFAULT_QUEUE_WAIT, job=_run_one):
+        self.size = max(1, size)
+        self.timeout = timeout
+        self.memory_bytes = max(0, memory_mb) * 1024 * 1024
+        self.queue_wait = queue_wait
+        self.job = job
+        self._slots = threading.BoundedSemaphore(self.size)
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        methods = multiprocessing.get_all_start_methods()
+        # forkserver: workers fork from a small clean process with the engine imported, never
+        # from a threaded server process.
+        self._context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if "forkserver" in methods:
+            self._context.set_forkserver_preload(["allocator.worker"])
+        self.started = 0  # worker processes started, for tests and logs
+
+    def _checkout(self) -> _Worker:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.process.is_alive():
+                    return worker
+                worker.stop()
+            self.started += 1
+        return _Worker(self._context, self.memory_bytes, self.job)
+
+    def _checkin(self, worker: _Worker) -> None:
+        with self._lock:
+            self._idle.append(worker)
+
+    def run(self, settings: Settings) -> tuple[bytes, bool]:
+        """(pickled (scenario, outcome), finished): finished is False when a bound stopped the run."""
+        if not self._slots.acquire(timeout=self.queue_wait):
+            raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
+        try:
+            worker = self._checkout()
+            started = time.monotonic()
+            try:
+                worker.conn.send(settings)
+                if not worker.conn.poll(self.timeout):
+                    worker.stop()
+                    logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
+                    return pickle.dumps((None, gave_up(
+                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))), False
+                kind, payload = worker.conn.recv()
+            except (EOFError, OSError):
+                kind, payload = "died", None
+            if kind == "ok":
+                self._checkin(worker)
+                return payload, True
+            worker.stop()
+            limit = self.memory_bytes >> 20
+            logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
+            if kind == "memory":
+                reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
+            else:
+                reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
+            return pickle.dumps((None, gave_up(reason))), False
+        finally:
+            self._slots.release()
+
+    def warm(self) -> None:
+        """Start one worker now, so the first visitor does not wait for a process to start."""
+        with self._slots:
+            self._checkin(self._checkout())
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.stop()
+
+
+_pool: WorkerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def get_pool() -> WorkerPool:
+    """This process's pool, made from Django settings on first use (and again after a fork)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool._pid != os.getpid():
+            from django.conf import settings
+
+            _pool = WorkerPool(
+                size=getattr(settings, "ALLOCATOR_WORKERS", DEFAULT_WORKERS),
+                timeout=getattr(settings, "ALLOCATOR_TIMEOUT", DEFAULT_TIMEOUT),
+                memory_mb=getattr(settings, "ALLOCATOR_MEMORY_MB", DEFAULT_MEMORY_MB),
+                queue_wait=getattr(settings, "ALLOCATOR_QUEUE_WAIT", DEFAULT_QUEUE_WAIT),
+            )
+        return _pool
+
+
+def warm_up() -> None:
+    """For a server's worker start (gunicorn.conf.py's post_worker_init)."""
+    from django.conf import settings
+
+    if getattr(settings, "ALLOCATOR_ISOLATION", "process") != "inline":
+        get_pool().warm()
+
+
+def result_key(settings: Settings) -> str:
+    """Cache key: the engine version plus the digest of everything a run depends on.
+    The scenario may be text or the raw bytes of a request body."""
+    scenario = settings.scenario
+    raw = scenario if isinstance(scenario, bytes) else scenario.encode("utf-8", "surrogatepass")
+    head = json.dumps({"node": settings.node, "gates": settings.gates}, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(head.encode("utf-8") + b"\0" + raw).hexdigest()
+    return f"run:{VERSION}:{digest}"
+
+
+def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
+    """One allocation run for a view: cached by content, else in a worker process with a time
+    and memory limit. Returns (scenario without its source index, outcome), as
+    `playground.run_settings` does; the scenario is None when a bound stopped the run.
+
+    ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
+    """
+    from django.conf import settings as django_settings
+    from django.core.cache import cache
+
+    key = result_key(settings)
+    cached = cache.get(key)
+    if cached is not None:
+        return pickle.loads(cached)
+    if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
+        payload, finished = _run_one(settings), True
+    else:
+        try:
+            payload, finished = get_pool().run(settings)
+        except PoolBusy as exc:
+            return None, gave_up(str(exc))
+    if len(payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
+        seconds = getattr(django_settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
+        cache.set(key, payload, timeout=seconds if finished else STOPPED_CACHE_SECONDS)
+    return pickle.loads(payload)

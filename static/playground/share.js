@@ -1,0 +1,273 @@
+// Sharing on the playground page: links that carry the scenario in the URL fragment
+// (`/#s=` + base64url(raw deflate(JSON))), the copy buttons, and showing refused shares.
+// The fragment format is the one allocator/sharing.py writes and reads:
+//   {"v": 1, "scenario": "...", "node": "...", "gates": {"apiserver": {"Gate": true, ...}, ...}}
+(function () {
+  "use strict";
+
+  var FORMAT = 1;
+  var MAX_EXPANDED = 1024 * 1024; // a shared scenario is at most 256 KiB; refuse fragments that inflate further
+
+  function box() { return document.getElementById("share-box"); }
+  function form() { return document.getElementById("playground"); }
+  function resultArea() { return document.getElementById("share-result"); }
+
+  function supported() {
+    return typeof CompressionStream === "function" && typeof DecompressionStream === "function";
+  }
+
+  function fragmentLimit() {
+    var el = box();
+    return (el && parseInt(el.getAttribute("data-fragment-limit"), 10)) || 8192;
+  }
+
+  function gateDefaults() {
+    var el = document.getElementById("share-gate-defaults");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }
+
+  // gate-<component>-<Gate>: neither part contains a dash.
+  function gateBoxes() {
+    var f = form();
+    if (!f) return [];
+    return Array.prototype.filter.call(f.querySelectorAll('input[type="checkbox"]'), function (input) {
+      return /^gate-[^-]+-[^-]+$/.test(input.name);
+    }).map(function (input) {
+      var parts = input.name.split("-");
+      return { input: input, component: parts[1], gate: parts[2] };
+    });
+  }
+
+  function bytesFromBase64url(text) {
+    var b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    while (b64.length % 4) b64 += "=";
+    var binary = atob(b64);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  function base64urlFromBytes(bytes) {
+    var binary = "";
+    for (var i = 0; i < bytes.length; i += 0x8000) {
+      binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    }
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+
+  async function inflate(bytes) {
+    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+    var chunks = [];
+    var total = 0;
+    for (;;) {
+      var step = await reader.read();
+      if (step.done) break;
+      total += step.value.length;
+      if (total > MAX_EXPANDED) {
+        reader.cancel();
+        throw new Error("it expands to more than a shared scenario may hold");
+      }
+      chunks.push(step.value);
+    }
+    var out = new Uint8Array(total);
+    var offset = 0;
+    chunks.forEach(function (chunk) { out.set(chunk, offset); offset += chunk.length; });
+    return new TextDecoder("utf-8", { fatal: true }).decode(out);
+  }
+
+  async function deflate(text) {
+    var stream = new Blob([new TextEncoder().encode(text)]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+
+  async function readFragment(hash) {
+    var data = JSON.parse(await inflate(bytesFromBase64url(hash.slice(3)))); // after "#s="
+    if (!data || data.v !== FORMAT || typeof data.scenario !== "string") {
+      throw new Error("it is not a scenario link this playground knows");
+    }
+    return data;
+  }
+
+  function fillForm(data) {
+    var area = document.getElementById("scenario");
+    area.value = data.scenario;
+    // An editor mounted over the textarea (editor.js) listens for this to take the new text.
+    area.dispatchEvent(new CustomEvent("playground:scenario-replaced", { bubbles: true }));
+    var node = document.getElementById("node");
+    if (node) {
+      var value = typeof data.node === "string" ? data.node : "";
+      var known = Array.prototype.some.call(node.options, function (option) { return option.value === value; });
+      if (!known) {
+        var option = document.createElement("option");
+        option.value = value;
+        option.textContent = value;
+        node.appendChild(option);
+      }
+      node.value = value;
+    }
+    var defaults = gateDefaults();
+    var gates = data.gates || {};
+    gateBoxes().forEach(function (g) {
+      var values = gates[g.component] || {};
+      g.input.checked = Object.prototype.hasOwnProperty.call(values, g.gate) ? !!values[g.gate] : !!defaults[g.gate];
+    });
+  }
+
+  function formState() {
+    var gates = {};
+    gateBoxes().forEach(function (g) {
+      (gates[g.component] = gates[g.component] || {})[g.gate] = g.input.checked;
+    });
+    var node = document.getElementById("node");
+    return {
+      v: FORMAT,
+      scenario: document.getElementById("scenario").value,
+      node: node ? node.value : "",
+      gates: gates,
+    };
+  }
+
+  async function buildLink() {
+    var packed = await deflate(JSON.stringify(formState()));
+    var fragment = "s=" + base64urlFromBytes(packed);
+    var base = new URL(form().getAttribute("action") || "/", window.location.href);
+    base.hash = "";
+    return { fragment: fragment, url: base.href.replace(/#$/, "") + "#" + fragment };
+  }
+
+  // ---- showing things in the result area, built from nodes (never from HTML strings) ----
+
+  function show(nodes) {
+    var area = resultArea();
+    if (!area) return;
+    area.textContent = "";
+    nodes.forEach(function (n) { area.appendChild(n); });
+  }
+
+  function paragraph(text, className) {
+    var p = document.createElement("p");
+    p.textContent = text;
+    if (className) p.className = className;
+    return p;
+  }
+
+  function linkRow(label, url) {
+    var row = document.createElement("div");
+    row.className = "share-link";
+    var name = document.createElement("label");
+    name.setAttribute("for", "share-url");
+    name.textContent = label;
+    var input = document.createElement("input");
+    input.type = "text";
+    input.id = "share-url";
+    input.className = "share-url";
+    input.readOnly = true;
+    input.value = url;
+    var copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "share-copy";
+    copy.setAttribute("data-copy", "share-url");
+    copy.textContent = "Copy";
+    row.appendChild(name);
+    row.appendChild(input);
+    row.appendChild(copy);
+    return row;
+  }
+
+  async function showStatelessLink() {
+    var link;
+    try {
+      link = await buildLink();
+    } catch (e) {
+      show([paragraph("Could not build the link: " + e.message, "share-error")]);
+      return;
+    }
+    if (link.fragment.length > fragmentLimit()) {
+      show([paragraph("This scenario is too large for a link that carries it (" + link.fragment.length +
+        " characters; the limit is " + fragmentLimit() + "). Use Share for a short link.", "share-error")]);
+      return;
+    }
+    show([
+      linkRow("Link without storing", link.url),
+      paragraph("Nothing is stored: the scenario travels inside the link, after the #, which browsers never send " +
+        "to a server. It opens on any playground instance.", "muted"),
+    ]);
+  }
+
+  async function openFromHash() {
+    var hash = window.location.hash;
+    if (hash.indexOf("#s=") !== 0 || !form() || !document.getElementById("scenario")) return;
+    if (!supported()) {
+      show([paragraph("This browser cannot read links that carry a scenario (no DecompressionStream).", "share-error")]);
+      return;
+    }
+    var data;
+    try {
+      data = await readFragment(hash);
+    } catch (e) {
+      show([paragraph("The scenario in this link could not be read: " + e.message, "share-error")]);
+      return;
+    }
+    fillForm(data);
+    show([paragraph("Opened from a link that carries the scenario; nothing is stored on the server.", "muted")]);
+    if (window.htmx) {
+      window.htmx.trigger(form(), "run");
+    } else {
+      form().submit();
+    }
+  }
+
+  function flash(button, text) {
+    var before = button.textContent;
+    button.textContent = text;
+    window.setTimeout(function () { button.textContent = before; }, 1500);
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (!target.closest) return;
+    var copy = target.closest("[data-copy]");
+    if (copy) {
+      var input = document.getElementById(copy.getAttribute("data-copy"));
+      if (!input) return;
+      input.select();
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(input.value).then(function () { flash(copy, "Copied"); },
+          function () { flash(copy, "Press Ctrl+C"); });
+      } else {
+        flash(copy, document.execCommand && document.execCommand("copy") ? "Copied" : "Press Ctrl+C");
+      }
+      return;
+    }
+    if (target.closest("#share-stateless")) {
+      event.preventDefault();
+      showStatelessLink();
+    }
+  });
+
+  // Refused shares (413 too large, 429 too many, 400) carry a message meant for the share box.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail;
+    if (detail.target && detail.target.id === "share-result" && detail.xhr.status >= 400 && detail.xhr.status < 500) {
+      detail.shouldSwap = true;
+      detail.isError = false;
+    }
+  });
+
+  function shareFailed(event) {
+    var elt = event.detail && event.detail.elt;
+    if (elt && elt.classList && elt.classList.contains("share-button") &&
+        !(event.detail.xhr && event.detail.xhr.status >= 400 && event.detail.xhr.status < 500)) {
+      show([paragraph("The share did not reach the server or it failed; nothing was stored. Try again.", "share-error")]);
+    }
+  }
+  document.addEventListener("htmx:sendError", shareFailed);
+  document.addEventListener("htmx:responseError", shareFailed);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var stateless = document.getElementById("share-stateless");
+    if (stateless && supported()) stateless.hidden = false;
+    openFromHash();
+  });
+  window.addEventListener("hashchange", openFromHash);
+})();
