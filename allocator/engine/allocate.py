@@ -306,7 +306,7 @@ class Allocator:
                 for device in s.devices:
                     if not self.selectable(rd, device):
                         continue
-                    if self.features.consumable_capacity and self._capacity_refusal(rd, device, static=True):
+                    if self.features.consumable_capacity and self.capacity_refusal(rd, device, static=True):
                         continue
                     devices.append(device)
         return devices
@@ -420,7 +420,7 @@ class Allocator:
             total[name] = total.get(name, Decimal(0)) + amount
         return total
 
-    def _capacity_refusal(self, rd: RequestData, device: Device, static: bool = False):
+    def capacity_refusal(self, rd: RequestData, device: Device, static: bool = False):
         """None if the request fits the device's capacity now (or, static, when empty)."""
         claim = self.claims[rd.claim_index]
         try:
@@ -436,14 +436,14 @@ class Allocator:
     def _pool(self, device: Device) -> Pool:
         return self.pool_of_slice[id(self.slice_of_device[id(device)])]
 
-    def _available(self, pool: Pool) -> dict:
+    def available_counters_of(self, pool: Pool) -> dict:
         available = self.available.get(pool.id)
         if available is None:
             available = available_counters(pool, self.allocated.is_allocated)
             self.available[pool.id] = available
         return available
 
-    def _baseline(self, pool: Pool) -> dict:
+    def group_baseline_of(self, pool: Pool) -> dict:
         baseline = self.group_baselines.get(pool.id)
         if baseline is None:
             baseline = group_baseline(pool, self.allocated.is_allocated)
@@ -504,7 +504,7 @@ class Allocator:
                     key = (pool.id, consumption_entry.counter_set)
                     state = self.group_states.get(key)
                     if state is None:
-                        state = self._baseline(pool).get(consumption_entry.counter_set, GroupState())
+                        state = self.group_baseline_of(pool).get(consumption_entry.counter_set, GroupState())
                     groups = frozenset(consumption_entry.groups)
                     if not state.admits(groups):
                         self.why = ("groups", consumption_entry.counter_set, state, groups)
@@ -515,7 +515,7 @@ class Allocator:
                         saved[key] = self.group_states.get(key)
                     self.group_states[key] = state.add(groups)
                 undo_steps.append(lambda saved=saved: [self._restore_group(k, v) for k, v in saved.items()])
-            available = self._available(pool)
+            available = self.available_counters_of(pool)
             consumed = self.consumed_counters.setdefault(pool.id, {})
             for consumption_entry in device.consumes:
                 counters = consumed.setdefault(consumption_entry.counter_set, {})
@@ -564,7 +564,7 @@ class Allocator:
 
         pick = Pick(rd, device)
         if self.features.consumable_capacity:
-            refusal = self._capacity_refusal(rd, device)
+            refusal = self.capacity_refusal(rd, device)
             if refusal is not None:
                 self.why = refusal
                 undo()
@@ -678,7 +678,7 @@ class Allocator:
                 continue
             if not self.selectable(rd, device):
                 continue
-            if self.features.consumable_capacity and self._capacity_refusal(rd, device) is not None:
+            if self.features.consumable_capacity and self.capacity_refusal(rd, device) is not None:
                 continue
             undo = self.allocate_device(rd, device, must=False)
             if undo is None:
@@ -712,7 +712,7 @@ class Allocator:
                 continue
             if not self.selectable(rd, device):
                 continue
-            if self.features.consumable_capacity and self._capacity_refusal(rd, device) is not None:
+            if self.features.consumable_capacity and self.capacity_refusal(rd, device) is not None:
                 continue
             undo = self.allocate_device(rd, device, must=False)
             if undo is not None:

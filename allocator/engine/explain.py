@@ -140,7 +140,7 @@ def _probe(allocator: Allocator, rd: RequestData, device) -> tuple[str, object]:
         if not allocator.selectable(rd, device):
             return REJECTED, allocator.why
         if allocator.features.consumable_capacity:
-            refusal = allocator._capacity_refusal(rd, device)
+            refusal = allocator.capacity_refusal(rd, device)
             if refusal is not None:
                 return REJECTED, refusal
         undo = allocator.allocate_device(rd, device, must=False)
@@ -289,9 +289,9 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:
             continue
-        available = allocator._available(pool)
+        available = allocator.available_counters_of(pool)
         consumed = allocator.consumed_counters.get(pool.id, {})
-        baseline = allocator._baseline(pool)
+        baseline = allocator.group_baseline_of(pool)
         for name, counter_set in pool.counter_sets.items():
             counters = []
             for counter, total in counter_set.counters.items():
@@ -377,7 +377,7 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
         grouped = {e.counter_set for d in pool.all_pool_devices() for e in d.consumes if e.groups}
         if not grouped:
             continue
-        baseline = allocator._baseline(pool)
+        baseline = allocator.group_baseline_of(pool)
         for name in pool.counter_sets:
             if name not in grouped:
                 continue
