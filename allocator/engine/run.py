@@ -80,12 +80,7 @@ def _output_claim(claim, allocation: dict | None) -> dict:
 
 def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
     """Every node named in the scenario (Node objects and slices' nodeName), in name order."""
-    names = set(scenario.nodes) | index.node_names()
-    for s in scenario.slices:
-        for device in s.devices:
-            if device.node_name:
-                names.add(device.node_name)
-    return sorted(names)
+    return sorted(set(scenario.nodes) | index.node_names())
 
 
 def node_for(scenario: Scenario, name: str) -> Node:
