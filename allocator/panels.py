@@ -63,7 +63,7 @@ def capacity_meters(explanation: dict) -> list:
                 })
             used_now = sum(_amount(s["consumed"]) for s in shares)
             rows.append({
-                "name": name, "value": cap["value"], "before": cap["allocatedBefore"],
+                "name": name, "value": cap["value"], "before": cap["allocatedBefore"], "policy": cap.get("policy"),
                 "before_pct": _percent(before, total), "shares": shares,
                 "free_pct": _percent(max(total - before - used_now, 0), total),
             })
@@ -90,6 +90,18 @@ def existing_claim_views(scenario) -> list:
             "requests": [],
         })
     return views
+
+
+def device_map_groups(pools: list) -> list:
+    """Device tiles grouped by pool, then by the first counter set each device draws on."""
+    out = []
+    for pool in pools:
+        groups: dict = {}
+        for device in pool["devices"]:
+            key = device["counterSets"][0] if device["counterSets"] else None
+            groups.setdefault(key, []).append(device)
+        out.append({**pool, "groups": [{"counterSet": k, "devices": v} for k, v in groups.items()]})
+    return out
 
 
 def claim_views(outcome: Outcome) -> list:
@@ -161,7 +173,8 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
             "compatibility": explanation.get("compatibility", []),
             "ignored_slices": explanation.get("ignoredSlices", []),
             "unusable_pools": [p for p in explanation.get("pools", []) if p["state"] != "usable"],
-            "device_map": explanation.get("deviceMap", []),
+            "device_map": device_map_groups(explanation.get("deviceMap", [])),
+            "status_authorization": explanation.get("statusAuthorization", []),
             "kubelet_optional_ops": settings.component_gates().kubelet.enabled("DRAOptionalNodeOperations"),
         })
     return context

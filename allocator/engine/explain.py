@@ -235,6 +235,7 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
         "counterSets": _counter_sets(allocator, claims),
         "capacity": _capacity(allocator),
         "nodeOperations": _node_operations(allocator, success),
+        "statusAuthorization": _status_authorization(allocator, success),
         "compatibility": _compatibility(allocator, claims),
         "ignoredSlices": [
             {"slice": s.name, "pool": f"{s.driver}/{s.pool}", "reason": reason}
@@ -330,6 +331,26 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
     return out
 
 
+def _policy_text(policy) -> str | None:
+    """A request policy in words, so rounding can be understood from the panel."""
+    if policy is None:
+        return None
+    parts = []
+    if policy.default is not None:
+        parts.append(f"default {policy.default}")
+    if policy.valid_range is not None:
+        low, high, step = policy.valid_range
+        text = f"from {low}" if low is not None else "range"
+        if high is not None:
+            text += f" to {high}"
+        if step is not None:
+            text += f" in steps of {step}"
+        parts.append(text)
+    elif policy.valid_values is not None:
+        parts.append("one of " + ", ".join(str(v) for v in policy.valid_values))
+    return "; ".join(parts) or None
+
+
 def _capacity(allocator: Allocator) -> list:
     out = []
     shares: dict = {}
@@ -354,7 +375,8 @@ def _capacity(allocator: Allocator) -> list:
                 "device": device.id_str,
                 "capacity": {
                     status_name(key, device): {
-                        "value": str(cap.value), "allocatedBefore": _q(before.get(key, Decimal(0)), cap.value)}
+                        "value": str(cap.value), "allocatedBefore": _q(before.get(key, Decimal(0)), cap.value),
+                        "policy": _policy_text(cap.policy)}
                     for key, (_, cap) in device_capacities(device).items()
                 },
                 "sharesNow": shares.get(device.id, []),
@@ -408,6 +430,47 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
                 "final": state.describe(),
                 "devices": members,
             })
+    return out
+
+
+def _status_authorization(allocator: Allocator, success: bool) -> list:
+    """Who may write each claim's status once allocated (granular status authorization).
+
+    Writing status.allocation needs `resourceclaims/binding`; writing a driver's entries in
+    status.devices needs `resourceclaims/driver` with the driver as resource name and a
+    node-aware verb: `associated-node:*` only works when the allocation is pinned to one
+    node (a node-local plugin on that node), otherwise only `arbitrary-node:*` does.
+    """
+    from allocator.engine.results import build_allocation
+
+    out = []
+    if not success:
+        return out
+    for ci, picks in enumerate(allocator.results):
+        try:
+            selector = build_allocation(allocator, ci).get("nodeSelector")
+        except Fatal:
+            continue
+        pinned = None
+        terms = (selector or {}).get("nodeSelectorTerms") or []
+        if len(terms) == 1 and not terms[0].get("matchExpressions"):
+            fields = terms[0].get("matchFields") or []
+            if (len(fields) == 1 and fields[0].get("key") == "metadata.name"
+                    and fields[0].get("operator") == "In" and len(fields[0].get("values") or []) == 1):
+                pinned = fields[0]["values"][0]
+        drivers = sorted({p.device.driver for p in picks})
+        out.append({
+            "claim": allocator.claims[ci].key,
+            "pinnedToNode": pinned,
+            "drivers": [
+                {
+                    "driver": driver,
+                    "verbs": (["associated-node:update", "associated-node:patch", "arbitrary-node:update",
+                               "arbitrary-node:patch"] if pinned else ["arbitrary-node:update", "arbitrary-node:patch"]),
+                }
+                for driver in drivers
+            ],
+        })
     return out
 
 

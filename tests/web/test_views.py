@@ -189,3 +189,15 @@ def test_pods_panel_shows_each_pods_node_and_the_schedulers_line(client):
     assert 'id="panel-pods"' in body
     assert "ml/trainer-0" in body and "gpu-node-2" in body
     assert "0/3 nodes are available: 1 node(s) had untolerated taint" in body
+
+
+def test_status_authorization_panel_names_the_node_aware_verbs(client):
+    body = client.get("/?example=granular-status-authorization").content.decode()
+    assert 'id="panel-authz"' in body
+    assert "pinned to node <strong>worker-1</strong>" in body
+    assert "only a controller with <code>arbitrary-node:update</code>" in body
+
+
+def test_capacity_panel_states_the_request_policy(client):
+    body = client.get("/?example=consumable-capacity").content.decode()
+    assert "request policy: default 1G; from 1G in steps of 1G" in body
