@@ -85,7 +85,10 @@ PANELS = {
     "partitionable-devices": ["panel-counters"],
     "consumable-capacity": ["panel-capacity"],
     "optional-node-operations": ["panel-nodeops"],
-    "compatibility-groups": ["panel-devices"],
+    "compatibility-groups": ["panel-devices", "panel-groups"],
+    "version-skew": ["panel-skew"],
+    "pods": ["panel-pods"],
+    "granular-status-authorization": ["panel-authz"],
 }
 
 
