@@ -661,7 +661,6 @@ class Allocator:
             if not done:
                 undo()
             return done
-        admin = rd.admin
         candidates = self.candidates
         needed = rd.num_devices - k
         last = len(candidates) - needed  # later starts cannot yield enough devices
@@ -670,15 +669,7 @@ class Allocator:
             return False
         for position in range(start, last + 1):
             device = candidates[position]
-            if admin:
-                pickers = self.allocating.get(device.id)
-                if pickers and ci in pickers:
-                    continue
-            elif self.in_use(device.id):
-                continue
-            if not self.selectable(rd, device):
-                continue
-            if self.features.consumable_capacity and self.capacity_refusal(rd, device) is not None:
+            if not self._worth_trying(rd, ci, device):
                 continue
             undo = self.allocate_device(rd, device, must=False)
             if undo is None:
@@ -694,6 +685,18 @@ class Allocator:
         self._sweep(rd, ci, max(start, last + 1), len(candidates))
         return False
 
+    def _worth_trying(self, rd: RequestData, ci: int, device: Device) -> bool:
+        """The loop's checks before a device is picked: in use, selectors, capacity (§6.4)."""
+        if rd.admin:
+            pickers = self.allocating.get(device.id)
+            if pickers and ci in pickers:
+                return False
+        elif self.in_use(device.id):
+            return False
+        if not self.selectable(rd, device):
+            return False
+        return not (self.features.consumable_capacity and self.capacity_refusal(rd, device) is not None)
+
     def _sweep(self, rd: RequestData, ci: int, low: int, high: int) -> None:
         """Visit devices the pruning skipped, with the same checks upstream would run on them.
 
@@ -704,15 +707,7 @@ class Allocator:
         for position in range(low, high):
             self._tick()
             device = self.candidates[position]
-            if rd.admin:
-                pickers = self.allocating.get(device.id)
-                if pickers and ci in pickers:
-                    continue
-            elif self.in_use(device.id):
-                continue
-            if not self.selectable(rd, device):
-                continue
-            if self.features.consumable_capacity and self.capacity_refusal(rd, device) is not None:
+            if not self._worth_trying(rd, ci, device):
                 continue
             undo = self.allocate_device(rd, device, must=False)
             if undo is not None:

@@ -692,7 +692,11 @@ def _format_error(problem: str, value) -> EvalError:
     return EvalError(f"error during formatting: {problem}, was given {type_name(value)}")
 
 
+_STRING_CLAUSE_TYPES = "strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps"
+
+
 def _format_s(value) -> str:
+    """`%s` as cel-go's strings extension (version < 4) prints a value."""
     t = type(value)
     if t is str:
         return value
@@ -703,25 +707,89 @@ def _format_s(value) -> str:
     if t is float:
         return go_float(value)
     if t is bytes:
-        return value.decode("utf-8", "replace")
+        return _bytes_as_string(value)
     if value is None:
         return "null"
     if t is TypeValue:
         return value.name
     if _is_list(value):
-        return "[" + ", ".join(_format_nested(v) for v in value) + "]"
+        return "[" + ", ".join(_format_member(v) for v in value) + "]"
     if isinstance(value, dict):
-        keys = sorted(value, key=lambda k: (type_name(k), k))
-        return "{" + ", ".join(f"{_format_nested(k)}: {_format_nested(value[k])}" for k in keys) + "}"
-    return str(value)
+        return _format_map(value)
+    raise _format_error(f"string clause can only be used on {_STRING_CLAUSE_TYPES}", value)
 
 
-def _format_nested(value) -> str:
-    if type(value) is str:
-        return _quote(value)
-    if type(value) is bytes:
-        return "b" + _quote(value.decode("utf-8", "replace"))
-    return _format_s(value)
+def _bytes_as_string(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EvalError(
+            'error during formatting: could not convert argument '
+            '"invalid UTF-8 in bytes, cannot convert to string" to string'
+        ) from None
+
+
+def _format_member(value) -> str:
+    """A list element or map value inside `%s`: printed as a CEL literal would be."""
+    t = type(value)
+    if t is str:
+        return _go_quote(value)
+    if t is bytes:
+        return "b" + _go_quote(_bytes_as_string(value))
+    if t is float:
+        # Members use a fixed six-digit precision; non-finite values are quoted.
+        if value != value:
+            return '"NaN"'
+        if value in (math.inf, -math.inf):
+            return '"+Inf"' if value > 0 else '"-Inf"'
+        return f"{value:.6f}"
+    if t is int or t is Uint or t is bool or value is None or t is TypeValue or _is_list(value) or isinstance(value, dict):
+        return _format_s(value)
+    raise EvalError(f"error during formatting: no formatting function for {type_name(value)}")
+
+
+def _format_map(value: dict) -> str:
+    pairs = []
+    for key, item in value.items():
+        kt = type(key)
+        if kt is str:
+            key_text = _go_quote(key)
+        elif kt is bool or kt is int or kt is Uint:
+            key_text = _format_s(key)
+        else:
+            raise EvalError(f"error during formatting: no formatting function for map key of type {type_name(key)}")
+        pairs.append((key_text, _format_member(item)))
+    pairs.sort(key=lambda pair: pair[0])
+    return "{" + ", ".join(f"{k}:{v}" for k, v in pairs) + "}"
+
+
+_GO_QUOTE_ESCAPES = {"\a": "\\a"}
+
+
+def _go_quote(text: str) -> str:
+    """Go's strconv.Quote (the `%q` verb)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        elif ch in _GO_CONTROL_ESCAPES:
+            out.append(_GO_CONTROL_ESCAPES[ch])
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif 0xD800 <= code < 0xE000:
+            out.append("\\ufffd")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_GO_CONTROL_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 def _strings_quote(text):

@@ -7,7 +7,6 @@ optional -> Optional, type -> TypeValue, Quantity and Version from the engine.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 from ..quantity import Quantity
 from ..semver import Version
@@ -153,15 +152,39 @@ def check_uint(value: int) -> Uint:
 _NOT_COMPARABLE = object()
 
 
+def _mixed_compare(a, b) -> int:
+    """Order two numbers of different CEL types as cel-go does.
+
+    int/uint against int/uint compare exactly; a double against an int or uint
+    converts the integer to double (so ints beyond 2^53 round), after cel-go's
+    range checks against the int64 / uint64 bounds. NaN is screened by callers.
+    """
+    if type(a) is not float and type(b) is not float:
+        return (a > b) - (a < b)
+    if type(a) is float:
+        return -_mixed_compare(b, a)
+    # a is an int or uint, b is a double.
+    if type(a) is Uint:
+        if b < 0.0:
+            return 1
+        if b > 18446744073709551616.0:
+            return -1
+    else:
+        if b < -9223372036854775808.0:
+            return 1
+        if b > 9223372036854775808.0:
+            return -1
+    x = float(a)
+    return (x > b) - (x < b)
+
+
 def _numeric_equal(a, b) -> bool:
     if type(a) is float or type(b) is float:
         if type(a) is float and type(b) is float:
             return a == b
-        f = a if type(a) is float else b
-        i = b if type(a) is float else a
-        if math.isnan(f) or math.isinf(f):
+        if (a != a) or (b != b):
             return False
-        return Decimal(f) == i
+        return _mixed_compare(a, b) == 0
     return int(a) == int(b)
 
 
@@ -228,13 +251,9 @@ def compare(a, b, function: str) -> int:
     if is_number(a) and is_number(b):
         if ta is float and math.isnan(a) or tb is float and math.isnan(b):
             raise EvalError("NaN values cannot be ordered")
-        if ta is float or tb is float:
-            if ta is float and tb is float:
-                return (a > b) - (a < b)
-            x = a if ta is not float else Decimal(a) if not math.isinf(a) else a
-            y = b if tb is not float else Decimal(b) if not math.isinf(b) else b
-            return (x > y) - (x < y)
-        return (a > b) - (a < b)
+        if ta is tb:
+            return (a > b) - (a < b)
+        return _mixed_compare(a, b)
     if ta is tb and ta in (str, bytes, bool):
         return (a > b) - (a < b)
     if ta in (str, bytes, bool) or is_number(a):
