@@ -33,6 +33,7 @@ from .values import (
     format_value,
     go_type_name,
     map_find,
+    type_name,
 )
 
 INTERRUPT_CHECK_EVERY = 100
@@ -873,7 +874,7 @@ class Compiler:
 
 def _check_key(key):
     if not (type(key) in (str, int, bool) or isinstance(key, int)):
-        raise EvalError(f"unsupported key type: {type(key).__name__}")
+        raise EvalError(f"unsupported key type: {type_name(key)}")
 
 
 def compile_program(checked: Checked, functions: dict):

@@ -299,10 +299,13 @@ def _size(value):
 # -- conversions -------------------------------------------------------------------
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+# What Go's strconv.ParseFloat accepts (underscore digit separators aside).
 _FLOAT_TEXT = re.compile(
-    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z",
+    r"(?:[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)|nan)\Z",
     re.IGNORECASE,
 )
+_HEX_FLOAT_TEXT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+\Z")
+_UINT_TEXT = re.compile(r"[0-9]+\Z")
 _BOOL_TEXT = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
               "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 
@@ -341,11 +344,12 @@ def _to_uint(value):
             raise EvalError("unsigned integer overflow")
         return Uint(value)
     if t is float:
-        if math.isnan(value) or math.isinf(value) or not (-1 < value < 2.0 ** 64):
+        if math.isnan(value) or math.isinf(value) or not (0 <= value < 2.0 ** 64):
             raise EvalError("unsigned integer overflow")
         return Uint(int(value))
     if t is str:
-        if _INT_TEXT.match(value) and not value.startswith("-"):
+        # Go's ParseUint takes no sign at all.
+        if _UINT_TEXT.match(value):
             number = int(value)
             if number <= UINT64_MAX:
                 return Uint(number)
@@ -360,11 +364,18 @@ def _to_double(value):
     if t is int or t is Uint:
         return float(value)
     if t is str:
-        if _FLOAT_TEXT.match(value):
-            try:
-                return float(value)
-            except (ValueError, OverflowError):
-                pass
+        try:
+            if _FLOAT_TEXT.match(value):
+                number = float(value)
+            elif _HEX_FLOAT_TEXT.match(value):
+                number = float.fromhex(value)
+            else:
+                number = None
+        except (ValueError, OverflowError):
+            number = None
+        # ParseFloat reports a finite text that rounds to infinity as out of range.
+        if number is not None and (not math.isinf(number) or "n" in value or "N" in value):
+            return number
         raise _conversion_error(value, "double")
     raise _conversion_error(value, "double")
 

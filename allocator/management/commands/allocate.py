@@ -56,6 +56,8 @@ class Command(BaseCommand):
             extra["max_steps"] = options["max_steps"]
         if options.get("time_limit") is not None:
             extra["time_limit"] = options["time_limit"]
+        # The explanation is only built when it will be printed.
+        extra["explain_result"] = not options.get("output") or bool(options.get("explain"))
         _, outcome = allocate_text(
             data, node_name=options.get("node"), gates=ComponentGates.uniform(gates), **extra
         )
