@@ -433,7 +433,42 @@ def compile_regex(pattern: str):
     try:
         return re2.compile(pattern, _regex_options)
     except re2.error as exc:
-        raise EvalError(f"error parsing regexp: {exc}") from None
+        raise EvalError(f"error parsing regexp: {_go_regex_problem(exc)}") from None
+
+
+# RE2's (C++) error texts and the Go regexp/syntax error codes they correspond to.
+_GO_REGEX_CODES = {
+    "missing ]": "missing closing ]",
+    "missing )": "missing closing )",
+    "unexpected )": "unexpected )",
+    "bad repetition operator": "invalid nested repetition operator",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "invalid escape sequence": "invalid escape sequence",
+    "invalid character class range": "invalid character class range",
+    "invalid character class": "invalid character class",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid UTF-8": "invalid UTF-8",
+    "invalid named capture group": "invalid named capture",
+    "bad named capture group": "invalid named capture",
+    "pattern too large - compile failed": "expression too large",
+    "pattern too large - reverse compile failed": "expression too large",
+}
+
+
+def _go_regex_problem(exc) -> str:
+    """Go's `<code>: `<fragment>`` text for an RE2 compile error."""
+    raw = exc.args[0] if exc.args else ""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    if text.startswith("trailing \\"):
+        return "trailing backslash at end of expression: ``"
+    code, separator, fragment = text.partition(": ")
+    go_code = _GO_REGEX_CODES.get(code)
+    if go_code is None:
+        return text
+    if not separator:
+        return go_code
+    return f"{go_code}: `{fragment}`"
 
 
 @lru_cache(maxsize=8192)
@@ -475,10 +510,11 @@ def _char_at(text, index):
 
 
 def _string_index_of(text, sub, offset=0):
+    # Released cel-go answers an empty substring with the offset itself, unchecked.
+    if sub == "":
+        return offset
     if offset < 0:
         raise EvalError(f"index out of range: {offset}")
-    if sub == "":
-        return min(offset, len(text))
     if offset >= len(text):
         return -1
     return text.find(sub, offset)
@@ -489,10 +525,10 @@ def _string_last_index_of(text, sub, offset=None):
         if sub == "":
             return len(text)
         return text.rfind(sub)
+    if sub == "":
+        return offset
     if offset < 0:
         raise EvalError(f"index out of range: {offset}")
-    if sub == "":
-        return min(offset, len(text))
     if offset >= len(text):
         return -1
     return text.rfind(sub, 0, offset + len(sub))
