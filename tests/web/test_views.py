@@ -201,3 +201,19 @@ def test_status_authorization_panel_names_the_node_aware_verbs(client):
 def test_capacity_panel_states_the_request_policy(client):
     body = client.get("/?example=consumable-capacity").content.decode()
     assert "request policy: default 1G; from 1G in steps of 1G" in body
+
+
+@pytest.mark.parametrize("name", ["malformed yaml", "scalar for object", "cel forever", "catastrophic regex",
+                                  "alias bomb", "deep block nesting", "deep flow nesting", "invalid utf-8",
+                                  "binary garbage", "exploding search"])
+def test_hostile_input_never_gives_a_500_on_the_page_or_the_api(client, name):
+    from tests.test_cli import HOSTILE
+
+    text, code, _ = HOSTILE[name]
+    scenario = text.decode("utf-8", "replace")
+    page = client.post("/", {"scenario": scenario, "node": "n1", "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
+    assert page.status_code == 200
+    assert "outcome-" in page.content.decode()
+    api = client.post("/api/v1/allocate?node=n1", text, content_type="application/yaml")
+    assert api.status_code in (200, 400)
+    assert api.json()["outcome"] in ("allocated", "unsatisfiable", "invalid")
