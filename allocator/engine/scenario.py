@@ -20,7 +20,8 @@ from allocator.engine.problems import ERROR, WARNING, Problem, field_path
 from allocator.engine.validation import validate
 
 RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
-CORE_KINDS = {"Node", "Pod"}
+CORE_KINDS = {"Node", "Pod", "Namespace"}
+ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
 SELECTOR_MAX_COST = 1_000_000
 
 
@@ -35,6 +36,7 @@ class Scenario:
     pods: list = field(default_factory=list)  # raw Pod objects
     problems: list = field(default_factory=list)  # errors and warnings
     refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
+    namespaces: dict = field(default_factory=dict)  # name -> labels, from Namespace objects
     conversions: dict = field(default_factory=dict)  # position -> Conversion, for older resource.k8s.io
 
     @property
@@ -164,8 +166,10 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
     for what, count in ignored.items():
         scenario.problems.append(Problem(
             f"{what}: ignored ({count} object{'s' if count > 1 else ''}); the playground reads "
-            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate and v1 Node, Pod",
+            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate and v1 Node, Pod, "
+            "Namespace",
             severity=WARNING))
+    _admin_access_admission(scenario)
     scenario.problems = [scenario.locate(p) for p in scenario.problems]
     return scenario
 
@@ -185,3 +189,33 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
         scenario.templates.append(data)
     elif kind == "Pod":
         scenario.pods.append(data)
+    elif kind == "Namespace":
+        labels = (data.get("metadata") or {}).get("labels") or {}
+        scenario.namespaces[(data.get("metadata") or {}).get("name", "")] = {str(k): str(v) for k, v in labels.items()}
+
+
+def _admin_access_admission(scenario: Scenario) -> None:
+    """Admission: adminAccess needs the admin-access label on the claim's namespace.
+
+    Checked where the scenario includes that Namespace object; without one the label is unknown.
+    """
+    objects = [("ResourceClaim", c.raw, c.key, c.namespace, ("spec",)) for c in scenario.claims]
+    for template in scenario.templates:
+        meta = template.get("metadata") or {}
+        namespace = meta.get("namespace") or "default"
+        objects.append(("ResourceClaimTemplate", template, f"{namespace}/{meta.get('name', '')}", namespace,
+                        ("spec", "spec")))
+    for kind, raw, key, namespace, base in objects:
+        labels = scenario.namespaces.get(namespace)
+        if labels is None or labels.get(ADMIN_ACCESS_LABEL) == "true":
+            continue
+        spec = raw
+        for part in base:
+            spec = (spec or {}).get(part) or {}
+        for ri, request in enumerate(((spec.get("devices") or {}).get("requests") or [])):
+            if ((request or {}).get("exactly") or {}).get("adminAccess") is True:
+                scenario.problems.append(Problem(
+                    f"admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the "
+                    f"containing namespace {namespace}",
+                    kind=kind, name=key, path=base + ("devices", "requests", ri, "exactly", "adminAccess"),
+                    ref=scenario.refs.get((kind, key))))

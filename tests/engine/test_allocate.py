@@ -358,3 +358,18 @@ def test_too_many_devices_for_one_claim_is_fatal():
     outcome = run(objects)
     assert outcome.outcome == "invalid"
     assert "adding 33 devices exceeds the claim limit of 32, with 0 already accounted for" in outcome.message
+
+
+def namespace(name, labels=None):
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels or {}}}
+
+
+def test_admin_access_needs_the_namespace_label_when_the_namespace_is_known():
+    objects = [gpu_class(), node(), slice_("s", [dev("d0")]), namespace("team"),
+               claim("admin", [request(adminAccess=True)], namespace="team")]
+    outcome = run(objects)
+    assert outcome.outcome == "invalid"
+    assert "requires the `resource.kubernetes.io/admin-access: true` label" in outcome.message
+    assert outcome.problems[0].field == "spec.devices.requests[0].exactly.adminAccess"
+    objects[3] = namespace("team", {"resource.kubernetes.io/admin-access": "true"})
+    assert run(objects).outcome == "allocated"
