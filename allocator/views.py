@@ -36,7 +36,8 @@ def _render_page(request, settings: Settings, *, template="index.html", status=2
     context["example"] = example
     context.update(extra or {})
     if request.htmx:
-        return render(request, f"{template}#results", context, status=status)
+        # htmx swaps only 2xx answers; a refusal must replace the old result to be seen.
+        return render(request, f"{template}#results", context, status=200 if status == 413 else status)
     return render(request, template, context, status=status)
 
 
