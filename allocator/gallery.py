@@ -7,9 +7,10 @@ from pathlib import Path
 
 import yaml
 
+from allocator.engine.gates import COMPONENT_KEYS
+
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 DEFAULT = "partitionable-devices"
-COMPONENTS = ("apiserver", "scheduler", "kubelet")
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Example:
     def component_gates(self) -> dict:
         """{component: {gate: value}} as the page's settings hold them."""
         out = {}
-        for component in COMPONENTS:
+        for component in COMPONENT_KEYS:
             values = dict(self.gates)
             values.update(self.component_overrides.get(component, {}))
             if values:

@@ -5,11 +5,12 @@ import json
 
 import yaml
 
-from allocator.engine.quantity import Quantity, QuantityError
-from allocator.engine.report import _Dumper
-from allocator.engine.run import ALLOCATED, INVALID, Outcome, candidate_nodes
+from allocator.engine.gates import COMPONENTS
 from allocator.engine.pools import SliceIndex
-from allocator.playground import COMPONENTS, Settings
+from allocator.engine.quantity import Quantity, QuantityError
+from allocator.engine.report import YamlDumper
+from allocator.engine.run import ALLOCATED, INVALID, Outcome, candidate_nodes
+from allocator.playground import Settings
 
 
 def _amount(text: str) -> float:
@@ -159,7 +160,7 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
             {"line": p.line, "message": p.render()} for p in problems if p.line is not None
         ]),
         "claims": claim_views(outcome) + existing_claim_views(scenario),
-        "claims_yaml": yaml.dump_all(outcome.claims, Dumper=_Dumper, sort_keys=False) if outcome.claims else "",
+        "claims_yaml": yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else "",
         "allocated": outcome.outcome == ALLOCATED,
     })
     explanation = outcome.explanation

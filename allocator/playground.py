@@ -3,13 +3,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from allocator.engine.gates import ALPHA, BETA, GA, GATES, ComponentGates, FeatureGates
-from allocator.engine.run import Outcome, allocate_text
+from allocator.engine.gates import (
+    ALPHA,
+    BETA,
+    COMPONENTS,
+    GA,
+    GATES,
+    ComponentGates,
+    FeatureGates,
+)
 from allocator.engine.problems import WARNING, Problem
+from allocator.engine.run import Outcome, allocate_text
 from allocator.engine.scenario import Scenario
 
 MAX_SCENARIO_BYTES = 2 * 1024 * 1024
-COMPONENTS = (("apiserver", "kube-apiserver"), ("scheduler", "kube-scheduler"), ("kubelet", "kubelet"))
 # Interactive runs stay short; the CLI allows more.
 WEB_MAX_STEPS = 300_000
 WEB_TIME_LIMIT = 3.0

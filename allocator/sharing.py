@@ -18,9 +18,9 @@ from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
-from allocator.engine.gates import GATES
+from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.models import SharedScenario
-from allocator.playground import COMPONENTS, Settings
+from allocator.playground import Settings
 from allocator.version import VERSION
 
 MAX_SHARE_BYTES = 256 * 1024
@@ -30,7 +30,6 @@ MAX_FRAGMENT_CHARS = 8192
 # Ids are the digest in lowercase base32; a longer prefix is taken only if a shorter one is
 # already held by other content, so the first id of a content never changes.
 ID_LENGTHS = (10, 16, 52)
-COMPONENT_KEYS = tuple(key for key, _ in COMPONENTS)
 FRAGMENT_FORMAT = 1
 
 

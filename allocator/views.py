@@ -11,13 +11,13 @@ from allocator import gallery
 from allocator.engine.gates import GateError, parse_gates
 from allocator.engine.report import outcome_data
 from allocator.panels import page_context
-from allocator.sharing import uniform_gates
-from allocator.worker import run_bounded
 from allocator.playground import (
     MAX_SCENARIO_BYTES,
     Settings,
     settings_from_form,
 )
+from allocator.sharing import uniform_gates
+from allocator.worker import run_bounded
 
 
 def _too_large(size: int) -> str:

@@ -22,14 +22,27 @@ from allocator.engine.capacity import (
     status_name,
 )
 from allocator.engine.constraints import DistinctAttribute, MatchAttribute
-from allocator.engine.counters import GroupState, available_counters, first_overdrawn, group_baseline
+from allocator.engine.counters import (
+    GroupState,
+    available_counters,
+    first_overdrawn,
+    group_baseline,
+)
 from allocator.engine.gates import AllocatorFeatures
 from allocator.engine.nodematch import SelectorError
-from allocator.engine.objects import LIST_KINDS, Device, DeviceRequest, Node, ResourceClaim, attribute_from_value
+from allocator.engine.objects import (
+    LIST_KINDS,
+    Device,
+    DeviceRequest,
+    Node,
+    ResourceClaim,
+    attribute_from_value,
+)
 from allocator.engine.pools import Pool, device_matches_node
 from allocator.engine.selectors import DeviceInputError, device_input, runtime_message
 
 MAX_RESULTS = 32  # devices per claim
+DEFAULT_MAX_STEPS = 200_000  # about 3 s of search; callers may allow more
 OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
 
 
@@ -157,7 +170,7 @@ class Allocator:
         node: Node,
         features: AllocatorFeatures,
         allocated: AllocatedState,
-        max_steps: int = 2_000_000,
+        max_steps: int = DEFAULT_MAX_STEPS,
         deadline: float | None = None,
         cel_options: cel.Options | None = None,
         share_ids=None,
@@ -188,6 +201,7 @@ class Allocator:
         self.derived_cache: dict = {}
         self.program_cache: dict = {}
         self.selected_sub: dict = {}
+        self.allocations: dict = {}  # claim index -> status.allocation, once the search succeeded
         self.why = None  # reason for the last refusal (explanations)
         # The furthest the search got: the request it could not satisfy and the picks before it.
         self.request_offset = []
@@ -198,15 +212,15 @@ class Allocator:
         self.furthest_depth = -1
         self.furthest_request: RequestData | None = None
         self.furthest_picks: list = []
-        self.pool_of_slice: dict = {}
+        self.pool_of_device: dict = {}
         self.slice_of_device: dict = {}
         # Candidate order: pools in order, their device slices by name, devices as listed.
         self.candidates: list[Device] = []
         for pool in pools:
             for s in pool.device_slices:
-                self.pool_of_slice[id(s)] = pool
                 for d in s.devices:
                     self.slice_of_device[id(d)] = s
+                    self.pool_of_device[id(d)] = pool
                     if pool.usable:
                         self.candidates.append(d)
 
@@ -433,9 +447,6 @@ class Allocator:
             raise Fatal(f"claim {claim.key}, request {rd.request.name}: checking capacity for device "
                         f"{device.id_str}: {exc}", claim=claim, path=rd.path + ("capacity",)) from None
 
-    def _pool(self, device: Device) -> Pool:
-        return self.pool_of_slice[id(self.slice_of_device[id(device)])]
-
     def available_counters_of(self, pool: Pool) -> dict:
         available = self.available.get(pool.id)
         if available is None:
@@ -497,7 +508,7 @@ class Allocator:
         skip_counters = multi and self._has_live_share(device_id)
         pool = None
         if device.consumes and not skip_counters:
-            pool = self._pool(device)
+            pool = self.pool_of_device[id(device)]
             if self.features.compatibility_groups:
                 saved = {}
                 for consumption_entry in device.consumes:
@@ -669,7 +680,7 @@ class Allocator:
             return False
         for position in range(start, last + 1):
             device = candidates[position]
-            if not self._worth_trying(rd, ci, device):
+            if not self.worth_trying(rd, device):
                 continue
             undo = self.allocate_device(rd, device, must=False)
             if undo is None:
@@ -685,17 +696,27 @@ class Allocator:
         self._sweep(rd, ci, max(start, last + 1), len(candidates))
         return False
 
-    def _worth_trying(self, rd: RequestData, ci: int, device: Device) -> bool:
-        """The loop's checks before a device is picked: in use, selectors, capacity (§6.4)."""
+    def worth_trying(self, rd: RequestData, device: Device) -> bool:
+        """The loop's checks before a device is picked: in use, selectors, capacity (§6.4).
+
+        A refusal leaves its reason in `self.why`.
+        """
         if rd.admin:
             pickers = self.allocating.get(device.id)
-            if pickers and ci in pickers:
+            if pickers and rd.claim_index in pickers:
+                self.why = ("same-claim",)
                 return False
         elif self.in_use(device.id):
+            self.why = ("in-use",)
             return False
         if not self.selectable(rd, device):
             return False
-        return not (self.features.consumable_capacity and self.capacity_refusal(rd, device) is not None)
+        if self.features.consumable_capacity:
+            refusal = self.capacity_refusal(rd, device)
+            if refusal is not None:
+                self.why = refusal
+                return False
+        return True
 
     def _sweep(self, rd: RequestData, ci: int, low: int, high: int) -> None:
         """Visit devices the pruning skipped, with the same checks upstream would run on them.
@@ -707,7 +728,7 @@ class Allocator:
         for position in range(low, high):
             self._tick()
             device = self.candidates[position]
-            if not self._worth_trying(rd, ci, device):
+            if not self.worth_trying(rd, device):
                 continue
             undo = self.allocate_device(rd, device, must=False)
             if undo is not None:

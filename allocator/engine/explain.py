@@ -13,6 +13,7 @@ from allocator.engine.capacity import device_capacities, status_name
 from allocator.engine.counters import GroupState
 from allocator.engine.pools import SliceIndex, ignored_slices
 from allocator.engine.quantity import Quantity
+from allocator.engine.results import build_allocation
 
 CHOSEN = "chosen"
 TENTATIVE = "tentative"
@@ -131,18 +132,8 @@ def _probe(allocator: Allocator, rd: RequestData, device) -> tuple[str, object]:
     """Run the search's checks for one device against the allocator's current state."""
     allocator.why = None
     try:
-        if rd.admin:
-            pickers = allocator.allocating.get(device.id)
-            if pickers and rd.claim_index in pickers:
-                return REJECTED, ("same-claim",)
-        elif allocator.in_use(device.id):
-            return REJECTED, ("in-use",)
-        if not allocator.selectable(rd, device):
+        if not allocator.worth_trying(rd, device):
             return REJECTED, allocator.why
-        if allocator.features.consumable_capacity:
-            refusal = allocator.capacity_refusal(rd, device)
-            if refusal is not None:
-                return REJECTED, refusal
         undo = allocator.allocate_device(rd, device, must=False)
     except Fatal as exc:
         return REJECTED, ("fatal", exc.message)
@@ -274,6 +265,14 @@ def _pool_entry(pool) -> dict:
     }
 
 
+def _drawing_on(devices, counter_set: str):
+    """(device, its consumesCounters entry) for every device that draws on the counter set."""
+    for device in devices:
+        for entry in device.consumes:
+            if entry.counter_set == counter_set:
+                yield device, entry
+
+
 def _all_candidates(claims: list):
     for claim in claims:
         for request in claim["requests"]:
@@ -305,16 +304,15 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
                     "allocatedNow": _q(now, total),
                     "free": _q(left - now, total),
                 })
-            members = []
-            for device in pool.all_pool_devices():
-                for entry in device.consumes:
-                    if entry.counter_set == name:
-                        members.append({
-                            "device": device.name,
-                            "groups": list(entry.groups),
-                            "allocatedBefore": allocator.allocated.is_allocated(device.id),
-                            "allocatedNow": (name, device.name) in now_by_pool.get(pool.id, set()),
-                        })
+            members = [
+                {
+                    "device": device.name,
+                    "groups": list(entry.groups),
+                    "allocatedBefore": allocator.allocated.is_allocated(device.id),
+                    "allocatedNow": (name, device.name) in now_by_pool.get(pool.id, set()),
+                }
+                for device, entry in _drawing_on(pool.all_pool_devices(), name)
+            ]
             state = allocator.group_states.get((pool.id, name)) or baseline.get(name, GroupState())
             blocks = sorted({
                 cand["device"] for cand in _all_candidates(claims)
@@ -413,15 +411,11 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
                             state = state.add(frozenset(entry.groups))
                             steps.append({"device": pick.device.name, "groups": sorted(entry.groups),
                                           "after": state.describe()})
-            members = []
-            for device in pool.devices():
-                for entry in device.consumes:
-                    if entry.counter_set == name:
-                        members.append({
-                            "device": device.name,
-                            "groups": sorted(entry.groups),
-                            "rejected": rejected.get((pool.id_str, device.name)),
-                        })
+            members = [
+                {"device": device.name, "groups": sorted(entry.groups),
+                 "rejected": rejected.get((pool.id_str, device.name))}
+                for device, entry in _drawing_on(pool.devices(), name)
+            ]
             out.append({
                 "pool": pool.id_str,
                 "counterSet": name,
@@ -441,8 +435,6 @@ def _status_authorization(allocator: Allocator, success: bool) -> list:
     node-aware verb: `associated-node:*` only works when the allocation is pinned to one
     node (a node-local plugin on that node), otherwise only `arbitrary-node:*` does.
     """
-    from allocator.engine.results import build_allocation
-
     out = []
     if not success:
         return out

@@ -45,7 +45,9 @@ GATES: dict[str, GateInfo] = {
     ]
 }
 
-COMPONENTS = ("kube-apiserver", "kube-scheduler", "kubelet")
+# (key used in forms, shares and gallery entries, the component's name)
+COMPONENTS = (("apiserver", "kube-apiserver"), ("scheduler", "kube-scheduler"), ("kubelet", "kubelet"))
+COMPONENT_KEYS = tuple(key for key, _ in COMPONENTS)
 
 
 class GateError(ValueError):
@@ -64,9 +66,6 @@ class FeatureGates:
                 return value
         info = GATES.get(name)
         return info.default if info else False
-
-    def as_dict(self) -> dict[str, bool]:
-        return {name: self.enabled(name) for name in GATES}
 
     def with_values(self, overrides: dict[str, bool]) -> "FeatureGates":
         merged = dict(self.values)

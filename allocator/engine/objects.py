@@ -9,11 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from allocator.engine.quantity import Quantity, QuantityError
+from allocator.engine.quantity import Quantity
 from allocator.engine.semver import SemverError, Version
-
-API_GROUP = "resource.k8s.io"
-RESOURCE_V1 = "resource.k8s.io/v1"
 
 # --- attribute values ---------------------------------------------------------
 
@@ -620,10 +617,3 @@ def build_claim(raw: dict, ref=None) -> ResourceClaim:
         ref=ref,
     )
 
-
-def is_quantity(text) -> bool:
-    try:
-        Quantity.parse(text)
-    except QuantityError:
-        return False
-    return True

@@ -77,6 +77,12 @@ class SliceIndex:
         return set(self.by_node)
 
 
+def _hidden_by_groups(s: ResourceSlice, features: AllocatorFeatures) -> bool:
+    """A slice with compatibility groups is invisible to a scheduler without the feature;
+    its pool's slice count then makes the pool incomplete."""
+    return not features.compatibility_groups and s.has_compatibility_groups
+
+
 def ignored_reason(s: ResourceSlice, features: AllocatorFeatures) -> str | None:
     """Why a scheduler with these features does not see the slice at all, or None."""
     if not features.partitionable_devices:
@@ -84,9 +90,7 @@ def ignored_reason(s: ResourceSlice, features: AllocatorFeatures) -> str | None:
             return "it publishes sharedCounters and DRAPartitionableDevices is disabled"
         if s.per_device_node_selection is not None:
             return "it sets perDeviceNodeSelection and DRAPartitionableDevices is disabled"
-    # A slice with compatibility groups is invisible to a scheduler without the
-    # feature; its pool's slice count then makes the pool incomplete.
-    if not features.compatibility_groups and s.has_compatibility_groups:
+    if _hidden_by_groups(s, features):
         return "a device declares compatibilityGroups and DRADeviceCompatibilityGroups is disabled"
     return None
 
@@ -152,8 +156,7 @@ def gather_pools(node: Node, index: SliceIndex, features: AllocatorFeatures) -> 
         wanted = group[0].slice_count
         extra: list[ResourceSlice] = []
         if len(group) != wanted:
-            in_cluster = [s for s in index.by_pool.get(key, ()) if not (
-                not features.compatibility_groups and s.has_compatibility_groups)]
+            in_cluster = [s for s in index.by_pool.get(key, ()) if not _hidden_by_groups(s, features)]
             if any(s.generation > generation for s in in_cluster):
                 continue  # obsolete: a newer generation is being published elsewhere
             same = [s for s in in_cluster if s.generation == generation]

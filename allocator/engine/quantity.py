@@ -201,6 +201,3 @@ def _canonical(value: Decimal, fmt: str) -> str:
         return f"{mantissa}{_DECIMAL_BY_EXPONENT[exponent]}"
     return f"{mantissa}" if exponent == 0 else f"{mantissa}e{exponent}"
 
-
-def parse_quantity(text) -> Quantity:
-    return Quantity.parse(text)

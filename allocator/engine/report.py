@@ -30,7 +30,7 @@ def to_json(outcome: Outcome, **kwargs) -> str:
     return json.dumps(outcome_data(outcome, **kwargs), indent=2, ensure_ascii=False)
 
 
-class _Dumper(yaml.SafeDumper):
+class YamlDumper(yaml.SafeDumper):
     pass
 
 
@@ -39,11 +39,11 @@ def _str_representer(dumper, value):
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(str, _str_representer)
+YamlDumper.add_representer(str, _str_representer)
 
 
 def to_yaml(outcome: Outcome, **kwargs) -> str:
-    return yaml.dump(outcome_data(outcome, **kwargs), Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    return yaml.dump(outcome_data(outcome, **kwargs), Dumper=YamlDumper, sort_keys=False, allow_unicode=True)
 
 
 def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:

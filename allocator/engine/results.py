@@ -131,6 +131,10 @@ def _node_selector(picks, slice_of, node_name: str, claim_name: str) -> dict | N
 
 
 def build_allocation(allocator, ci: int) -> dict:
+    """`status.allocation` for claim ci of a successful search (built once, then reused)."""
+    built = allocator.allocations.get(ci)
+    if built is not None:
+        return built
     claim = allocator.claims[ci]
     picks = allocator.results[ci]
 
@@ -148,4 +152,5 @@ def build_allocation(allocator, ci: int) -> dict:
     selector = _node_selector(picks, slice_of, allocator.node.name, claim.name)
     if selector is not None:
         allocation["nodeSelector"] = selector
+    allocator.allocations[ci] = allocation
     return allocation

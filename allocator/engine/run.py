@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from allocator.engine import cel
 from allocator.engine.allocate import (
+    DEFAULT_MAX_STEPS,
     AllocatedState,
     Allocator,
     Fatal,
@@ -31,7 +32,6 @@ EXIT_CODES = {ALLOCATED: 0, UNSATISFIABLE: 1, INVALID: 2}
 NO_SOLUTION = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
 
-DEFAULT_MAX_STEPS = 200_000  # about 3 s of search; --max-steps raises it
 DEFAULT_TIME_LIMIT = 5.0  # seconds in all; the scheduler itself allows 10 s per node
 
 
@@ -86,6 +86,13 @@ def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
 def node_for(scenario: Scenario, name: str) -> Node:
     node = scenario.nodes.get(name)
     return node if node is not None else Node(name=name, synthetic=True)
+
+
+def _invalid(problems: list, warnings: list, pending: list, *, message: str | None = None,
+             node: str | None = None, verdicts: list | None = None) -> Outcome:
+    """An invalid outcome: the first problem is the message; pending claims are listed unallocated."""
+    return Outcome(INVALID, node=node, message=message or problems[0].render(), problems=problems,
+                   warnings=warnings, claims=[_output_claim(c, None) for c in pending], verdicts=verdicts or [])
 
 
 def _fatal_problem(scenario: Scenario, exc: Fatal) -> Problem:
@@ -159,18 +166,14 @@ def allocate(
             "templates only for Pods", severity=WARNING))
     pending = [c for c in scenario.claims if c.allocation is None]
     if scenario.errors:
-        first = scenario.errors[0]
-        return Outcome(INVALID, message=first.render(), problems=scenario.errors, warnings=warnings,
-                       claims=[_output_claim(c, None) for c in pending])
+        return _invalid(scenario.errors, warnings, pending)
     features = AllocatorFeatures.from_gates(gates.scheduler)
     prefilter = _prefilter_prioritized(scenario, pending, features)
     if prefilter:
-        return Outcome(INVALID, message=prefilter[0].render(), problems=prefilter, warnings=warnings,
-                       claims=[_output_claim(c, None) for c in pending])
+        return _invalid(prefilter, warnings, pending)
     missing = _missing_classes(scenario, pending)
     if missing:
-        return Outcome(INVALID, message=missing[0].render(), problems=missing, warnings=warnings,
-                       claims=[_output_claim(c, None) for c in pending])
+        return _invalid(missing, warnings, pending)
 
     cel_options = cel.Options(list_type_attributes=features.list_type_attributes, stored=True)
     index = SliceIndex(scenario.slices)
@@ -185,9 +188,7 @@ def allocate(
         try:
             pools = gather_pools(node, index, features)
         except PoolGatherError as exc:
-            problem = Problem(str(exc))
-            return Outcome(INVALID, message=str(exc), problems=[problem], warnings=warnings,
-                           claims=[_output_claim(c, None) for c in pending])
+            return _invalid([Problem(str(exc))], warnings, pending)
         allocator = Allocator(
             claims=pending, classes=scenario.classes, pools=pools, node=node, features=features,
             allocated=state, max_steps=max_steps, deadline=deadline, cel_options=cel_options,
@@ -195,10 +196,12 @@ def allocate(
         )
         try:
             success = allocator.run()
+            if success:
+                verdicts.append(NodeVerdict(name, True, None, allocator.steps))
+                claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
         except Fatal as exc:
-            problem = _fatal_problem(scenario, exc)
-            return Outcome(INVALID, node=name, message=exc.message, problems=[problem], warnings=warnings,
-                           claims=[_output_claim(c, None) for c in pending], verdicts=verdicts)
+            return _invalid([_fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
+                            verdicts=verdicts)
         except NodeFailure as exc:
             verdicts.append(NodeVerdict(name, False, exc.message, allocator.steps))
             last_allocator = last_allocator or allocator
@@ -210,13 +213,6 @@ def allocate(
                 break
             continue
         if success:
-            verdicts.append(NodeVerdict(name, True, None, allocator.steps))
-            try:
-                claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
-            except Fatal as exc:
-                problem = _fatal_problem(scenario, exc)
-                return Outcome(INVALID, node=name, message=exc.message, problems=[problem], warnings=warnings,
-                               claims=[_output_claim(c, None) for c in pending], verdicts=verdicts)
             explanation = _safe_explain(allocator, True) if explain_result else None
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
                            explanation=explanation)
