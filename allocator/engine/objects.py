@@ -282,6 +282,7 @@ class Device:
     binding_failure_conditions: tuple | None = None
     allow_multiple: bool = False
     index: int = 0  # position in its slice
+    cel_input: object = None  # the CEL view of the device (or why it has none), made on first use
 
     @property
     def id(self) -> tuple:

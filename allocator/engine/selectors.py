@@ -21,24 +21,15 @@ def _split(name: str, driver: str) -> tuple[str, str]:
     return driver, name
 
 
-_INPUT_CACHE: dict = {}
-
-
 def device_input(device: Device) -> cel.DeviceInput:
     """The CEL view of a device; raises DeviceInputError like upstream's conversion does."""
-    key = id(device)
-    cached = _INPUT_CACHE.get(key)
-    if cached is not None and cached[0] is device:
-        if isinstance(cached[1], DeviceInputError):
-            raise cached[1]
-        return cached[1]
-    try:
-        result = _build_input(device)
-    except DeviceInputError as exc:
-        result = exc
-    if len(_INPUT_CACHE) > 100_000:
-        _INPUT_CACHE.clear()
-    _INPUT_CACHE[key] = (device, result)
+    result = device.cel_input
+    if result is None:
+        try:
+            result = _build_input(device)
+        except DeviceInputError as exc:
+            result = exc
+        device.cel_input = result
     if isinstance(result, DeviceInputError):
         raise result
     return result
