@@ -49,7 +49,10 @@ def test_unsatisfiable_exits_one_and_yaml_output_parses():
 def test_human_report_explains_each_device():
     proc, out = allocate(str(EXAMPLES / "partitionable-devices.yaml"))
     assert proc.returncode == 1
-    assert "counter memory in set gpu-0 would need 6Gi with 2Gi left" in out
+    assert ("counter memory in set gpu-0 needs 6Gi, 2Gi left after claim default/inference, request gpu "
+            "took 6Gi on gpu-0-part-a") in out
+    assert ("request gpu of claim default/training needs 1 device; gpu-0-part-b would fit alone but counter memory"
+            in out)
 
 
 def test_stdin_and_feature_gates_are_read():

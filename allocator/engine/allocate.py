@@ -9,36 +9,17 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
 
 from allocator.engine import cel
-from allocator.engine.capacity import (
-    CapacityError,
-    consumption,
-    qualified,
-    resolve_requests,
-    shortfall,
-    status_name,
-)
+from allocator.engine.attempt import AllocatedState, Attempt, Pick, allocated_state  # noqa: F401 (re-exported)
+from allocator.engine.capacity import CapacityError, consumption, resolve_requests, shortfall, status_name
 from allocator.engine.constraints import DistinctAttribute, MatchAttribute
-from allocator.engine.counters import (
-    GroupState,
-    available_counters,
-    first_overdrawn,
-    group_baseline,
-)
 from allocator.engine.gates import AllocatorFeatures
 from allocator.engine.nodematch import SelectorError
-from allocator.engine.objects import (
-    LIST_KINDS,
-    Device,
-    DeviceRequest,
-    Node,
-    ResourceClaim,
-    attribute_from_value,
-)
+from allocator.engine.objects import Device, DeviceRequest, Node, ResourceClaim, attribute_from_value
 from allocator.engine.pools import Pool, device_matches_node
+from allocator.engine import refusals as r
 from allocator.engine.selectors import DeviceInputError, device_input, runtime_message
 
 MAX_RESULTS = 32  # devices per claim
@@ -78,44 +59,6 @@ class _MaxSize(Exception):
     """Internal: a branch cannot fit under the 32-results limit."""
 
 
-# --- the cluster's existing allocations -----------------------------------------------
-
-
-@dataclass
-class AllocatedState:
-    """Devices, shares and capacity taken by claims that are already allocated."""
-
-    devices: set = field(default_factory=set)  # device ids held exclusively
-    shares: dict = field(default_factory=dict)  # device id -> set of share ids
-    capacity: dict = field(default_factory=dict)  # device id -> {capacity name: Decimal}
-    holders: dict = field(default_factory=dict)  # device id -> [claim key]
-
-    def is_allocated(self, device_id: tuple) -> bool:
-        return device_id in self.devices or device_id in self.shares or device_id in self.capacity
-
-
-def allocated_state(claims: list[ResourceClaim], features: AllocatorFeatures) -> AllocatedState:
-    state = AllocatedState()
-    for claim in claims:
-        if claim.allocation is None:
-            continue
-        for result in claim.allocation.results:
-            if result.admin_access:
-                continue  # admin access never occupies a device
-            device_id = result.device_id
-            state.holders.setdefault(device_id, []).append(claim.key)
-            if features.consumable_capacity and result.share_id:
-                state.shares.setdefault(device_id, set()).add(result.share_id)
-                if result.consumed_capacity:
-                    totals = state.capacity.setdefault(device_id, {})
-                    for name, amount in result.consumed_capacity.items():
-                        key = qualified(name, result.driver)
-                        totals[key] = totals.get(key, Decimal(0)) + amount.value
-            else:
-                state.devices.add(device_id)
-    return state
-
-
 # --- per-request data ----------------------------------------------------------------------
 
 
@@ -147,20 +90,18 @@ class RequestData:
         return self.request.mode == "All"
 
 
-@dataclass
-class Pick:
-    """One device picked during the search."""
-
-    rd: RequestData
-    device: Device
-    share_id: str | None = None
-    consumed: dict | None = None  # capacity name -> Quantity (multi-allocatable devices)
-
-
 # --- the allocator -------------------------------------------------------------------------
 
 
 class Allocator:
+    """One node, one scheduling cycle: the search over the pending claims.
+
+    With a `recorder` (see trace.py) the search reports every step it takes;
+    with `prune=False` it visits exactly the branches upstream visits (the
+    explanation of a failure uses that, since pruning skips dead branches
+    whose partial picks can be the furthest attempt).
+    """
+
     def __init__(
         self,
         *,
@@ -175,7 +116,11 @@ class Allocator:
         cel_options: cel.Options | None = None,
         share_ids=None,
         all_slices: list | None = None,
+        recorder=None,
+        prune: bool = True,
     ):
+        self.inputs = dict(claims=claims, classes=classes, pools=pools, node=node, features=features,
+                           allocated=allocated, cel_options=cel_options, share_ids=share_ids, all_slices=all_slices)
         self.all_slices = all_slices  # every slice of the scenario, for explanations
         self.claims = claims
         self.classes = classes
@@ -187,33 +132,28 @@ class Allocator:
         self.deadline = deadline
         self.cel_options = cel_options or cel.Options(list_type_attributes=features.list_type_attributes)
         self.share_ids = share_ids or (lambda: str(uuid.uuid4()))
+        self.recorder = recorder
+        self.detail = recorder is not None  # refusals name their holders only when someone reads them
+        self.prune = prune
+        self.pruned = False  # a branch was cut: the furthest attempt may differ from upstream's
         self.steps = 0
         self.request_data: dict = {}
         self.constraints: list[list] = [[] for _ in claims]
-        self.results: list[list[Pick]] = [[] for _ in claims]
-        self.allocating: dict = {}  # device id -> set of claim indexes (exclusive picks)
-        self.allocating_capacity: dict = {}  # device id -> {capacity: Decimal}
-        self.consumed_counters: dict = {}  # pool id -> {set: {counter: Decimal}}
-        self.available: dict = {}  # pool id -> available counters (lazy)
-        self.group_states: dict = {}  # (pool id, set) -> GroupState in this attempt
-        self.group_baselines: dict = {}  # pool id -> {set: GroupState} (lazy)
-        self.selectable_cache: dict = {}
+        self.attempt = Attempt(claims, allocated, compatibility_groups=features.compatibility_groups)
+        self.results = self.attempt.results
+        self.selector_cache: dict = {}
         self.derived_cache: dict = {}
         self.program_cache: dict = {}
         self.selected_sub: dict = {}
         self.allocations: dict = {}  # claim index -> status.allocation, once the search succeeded
-        self.why = None  # reason for the last refusal (explanations)
-        # The furthest the search got: the request it could not satisfy and the picks before it.
         self.request_offset = []
         offset = 0
         for claim in claims:
             self.request_offset.append(offset)
             offset += len(claim.requests)
-        self.furthest_depth = -1
-        self.furthest_request: RequestData | None = None
-        self.furthest_picks: list = []
         self.pool_of_device: dict = {}
         self.slice_of_device: dict = {}
+        self.position: dict = {}  # id(device) -> index in candidates
         # Candidate order: pools in order, their device slices by name, devices as listed.
         self.candidates: list[Device] = []
         for pool in pools:
@@ -222,6 +162,7 @@ class Allocator:
                     self.slice_of_device[id(d)] = s
                     self.pool_of_device[id(d)] = pool
                     if pool.usable:
+                        self.position[id(d)] = len(self.candidates)
                         self.candidates.append(d)
 
     # -- setup -------------------------------------------------------------------------
@@ -264,11 +205,11 @@ class Allocator:
                 if constraint.match_attribute:
                     self.constraints[ci].append(MatchAttribute(
                         constraint.requests, constraint.match_attribute, self.features.list_type_attributes,
-                        self.derived_attribute))
+                        self.derived_attribute, claim.key))
                 elif constraint.distinct_attribute:
                     self.constraints[ci].append(DistinctAttribute(
                         constraint.requests, constraint.distinct_attribute, self.features.list_type_attributes,
-                        self.derived_attribute))
+                        self.derived_attribute, claim.key))
                 else:
                     raise Fatal(f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)",
                                 claim=claim, path=("spec", "devices", "constraints", index))
@@ -318,34 +259,31 @@ class Allocator:
                 )
             for s in pool.device_slices:
                 for device in s.devices:
-                    if not self.selectable(rd, device):
+                    if self.selector_refusal(rd, device) is not None:
                         continue
                     if self.features.consumable_capacity and self.capacity_refusal(rd, device, static=True):
                         continue
                     devices.append(device)
         return devices
 
-    # -- checks ---------------------------------------------------------------------------
+    # -- checks: each returns a Refusal, or None when the device passes -----------------------
 
-    def selectable(self, rd: RequestData, device: Device) -> bool:
+    def selector_refusal(self, rd: RequestData, device: Device):
+        """`selectable` (§6.4 step 2), computed once per device and (claim, request, subrequest)."""
         key = (id(device), rd.claim_index, rd.request_index, rd.sub_index)
-        cached = self.selectable_cache.get(key)
-        if cached is not None:
-            if not cached[0]:
-                self.why = cached[1]
-            return cached[0]
-        ok, why = self._selectable(rd, device)
-        self.selectable_cache[key] = (ok, why)
-        if not ok:
-            self.why = why
-        return ok
+        try:
+            return self.selector_cache[key]
+        except KeyError:
+            refusal = self.selector_cache[key] = self._selector_refusal(rd, device)
+            return refusal
 
-    def _selectable(self, rd: RequestData, device: Device):
+    def _selector_refusal(self, rd: RequestData, device: Device):
         if device.binding_conditions and not self.features.device_binding:
-            return False, ("binding-gate",)
+            return r.BindingGateOff()
         for owner, index, expression, program in self._programs(rd):
             if not self._evaluate(owner, index, program, rd, device):
-                return False, ("selector", owner, index, expression)
+                name = rd.device_class.name if owner == "class" else self.claims[rd.claim_index].key
+                return r.SelectorFalse(owner, name, index, expression)
         s = self.slice_of_device.get(id(device))
         if s is not None and s.per_device_node_selection:
             try:
@@ -353,8 +291,8 @@ class Allocator:
             except SelectorError as exc:
                 raise Fatal(f"device {device.id_str}: node selector: {exc}") from None
             if not matches:
-                return False, ("device-node",)
-        return True, None
+                return r.DeviceNodeMismatch()
+        return None
 
     def _programs(self, rd: RequestData) -> list:
         """Compiled class selectors, then request selectors, for one request (compiled once)."""
@@ -412,54 +350,37 @@ class Allocator:
                         f"{runtime_message(exc)}", claim=claim) from None
         return attribute_from_value(value)
 
-    def in_use(self, device_id: tuple) -> bool:
-        return device_id in self.allocated.devices or bool(self.allocating.get(device_id))
-
-    def _has_live_share(self, device_id: tuple) -> bool:
-        return (
-            device_id in self.allocated.capacity
-            or device_id in self.allocated.shares
-            or device_id in self.allocating_capacity
-        )
-
-    def _used_capacity(self, device_id: tuple) -> dict:
-        before = self.allocated.capacity.get(device_id)
-        now = self.allocating_capacity.get(device_id)
-        if not now:
-            return before or {}
-        if not before:
-            return now
-        total = dict(before)
-        for name, amount in now.items():
-            total[name] = total.get(name, Decimal(0)) + amount
-        return total
-
     def capacity_refusal(self, rd: RequestData, device: Device, static: bool = False):
         """None if the request fits the device's capacity now (or, static, when empty)."""
         claim = self.claims[rd.claim_index]
         try:
             requested = resolve_requests(rd.request.capacity_requests, device)
             if requested is None:
-                return ("capacity-missing", tuple(rd.request.capacity_requests or ()))
-            used = None if static else self._used_capacity(device.id)
-            return shortfall(device, requested, used, self.features.fractional_capacity_range)
+                return r.CapacityMissing(tuple(rd.request.capacity_requests or ()))
+            used = None if static else self.attempt.used_capacity(device.id)
+            refusal = shortfall(device, requested, used, self.features.fractional_capacity_range)
         except CapacityError as exc:
             raise Fatal(f"claim {claim.key}, request {rd.request.name}: checking capacity for device "
                         f"{device.id_str}: {exc}", claim=claim, path=rd.path + ("capacity",)) from None
+        if self.detail and isinstance(refusal, r.CapacityShort):
+            refusal = r.CapacityShort(refusal.capacity, refusal.need, refusal.free,
+                                      self.attempt.share_holders(device.id, refusal.capacity))
+        return refusal
 
-    def available_counters_of(self, pool: Pool) -> dict:
-        available = self.available.get(pool.id)
-        if available is None:
-            available = available_counters(pool, self.allocated.is_allocated)
-            self.available[pool.id] = available
-        return available
+    def _in_use_refusal(self, device: Device):
+        return r.InUse(self.attempt.device_holders(device.id) if self.detail else ())
 
-    def group_baseline_of(self, pool: Pool) -> dict:
-        baseline = self.group_baselines.get(pool.id)
-        if baseline is None:
-            baseline = group_baseline(pool, self.allocated.is_allocated)
-            self.group_baselines[pool.id] = baseline
-        return baseline
+    def loop_refusal(self, rd: RequestData, device: Device):
+        """The search loop's checks before a device is picked: in use, selectors, capacity (§6.4)."""
+        if rd.admin:
+            if self.attempt.picked_by_claim(device.id, rd.claim_index):
+                return r.SameClaim()
+        elif self.attempt.in_use(device.id):
+            return self._in_use_refusal(device)
+        refusal = self.selector_refusal(rd, device)
+        if refusal is None and self.features.consumable_capacity:
+            refusal = self.capacity_refusal(rd, device)
+        return refusal
 
     def _untolerated_taint(self, rd: RequestData, device: Device):
         for taint in device.taints:
@@ -472,148 +393,82 @@ class Allocator:
     # -- picking a device -----------------------------------------------------------------
 
     def allocate_device(self, rd: RequestData, device: Device, must: bool):
-        """Try to add the device to the attempt; returns an undo callable, or None if refused."""
+        """Try to add the device to the attempt (§6.4, allocate_device).
+
+        Returns (undo, None) when the device was taken, or (None, refusal).
+        """
         ci = rd.claim_index
         device_id = device.id
         admin = rd.admin
+        attempt = self.attempt
         multi = self.features.consumable_capacity and device.allow_multiple
-        pickers = self.allocating.get(device_id)
-        if not multi and admin and pickers and ci in pickers:
-            self.why = ("same-claim",)
-            return None
-        if not admin and self.in_use(device_id):
-            self.why = ("in-use",)
-            return None
-        if not admin and not multi and self._has_live_share(device_id):
-            self.why = ("shared",)
-            return None
+        if not multi and admin and attempt.picked_by_claim(device_id, ci):
+            return None, r.SameClaim()
+        if not admin and attempt.in_use(device_id):
+            return None, self._in_use_refusal(device)
+        if not admin and not multi and attempt.has_live_share(device_id):
+            return None, r.LiveShare(attempt.share_holders(device_id) if self.detail else ())
         s = self.slice_of_device[id(device)]
         if s.skip_node_operations:
             if not self.features.optional_node_operations:
-                self.why = ("node-ops-gate",)
-                return None
+                return None, r.NodeOperationsGateOff()
             if OPTIONAL_NODE_OPERATIONS not in self.node.declared_features:
-                self.why = ("node-ops-undeclared",)
-                return None
+                return None, r.NodeOperationsUndeclared()
         if device.consumes and not self.features.partitionable_devices:
-            self.why = ("partitionable-gate",)
-            return None
+            return None, r.PartitionableGateOff()
 
-        undo_steps = []
-
-        def undo():
-            for step in reversed(undo_steps):
-                step()
-
-        skip_counters = multi and self._has_live_share(device_id)
-        pool = None
-        if device.consumes and not skip_counters:
-            pool = self.pool_of_device[id(device)]
+        pick = Pick(rd, device, multi=multi)
+        if device.consumes and not (multi and attempt.has_live_share(device_id)):
+            pool = pick.pool = self.pool_of_device[id(device)]
+            pick.pays_counters = True
             if self.features.compatibility_groups:
-                saved = {}
-                for consumption_entry in device.consumes:
-                    key = (pool.id, consumption_entry.counter_set)
-                    state = self.group_states.get(key)
-                    if state is None:
-                        state = self.group_baseline_of(pool).get(consumption_entry.counter_set, GroupState())
-                    groups = frozenset(consumption_entry.groups)
-                    if not state.admits(groups):
-                        self.why = ("groups", consumption_entry.counter_set, state, groups)
-                        for k, old in saved.items():
-                            self._restore_group(k, old)
-                        return None
-                    if key not in saved:
-                        saved[key] = self.group_states.get(key)
-                    self.group_states[key] = state.add(groups)
-                undo_steps.append(lambda saved=saved: [self._restore_group(k, v) for k, v in saved.items()])
-            available = self.available_counters_of(pool)
-            consumed = self.consumed_counters.setdefault(pool.id, {})
-            for consumption_entry in device.consumes:
-                counters = consumed.setdefault(consumption_entry.counter_set, {})
-                for counter, amount in consumption_entry.counters.items():
-                    counters[counter] = counters.get(counter, Decimal(0)) + amount.value
-
-            def release(consumed=consumed, device=device):
-                for consumption_entry in device.consumes:
-                    counters = consumed[consumption_entry.counter_set]
-                    for counter, amount in consumption_entry.counters.items():
-                        counters[counter] -= amount.value
-
-            undo_steps.append(release)
-            overdrawn = first_overdrawn(available, consumed)
-            if overdrawn is not None:
-                self.why = ("counter",) + overdrawn
-                undo()
-                return None
+                refusal = attempt.groups_check(pool, device, self.detail)
+                if refusal is not None:
+                    return None, refusal
+            refusal = attempt.counters_check(pool, device, self.detail)
+            if refusal is not None:
+                return None, refusal
 
         if self.features.device_taints:
             taint = self._untolerated_taint(rd, device)
             if taint is not None:
-                self.why = ("taint", taint)
-                undo()
-                return None
+                return None, r.TaintNotTolerated(taint)
 
+        added = []
         for constraint in self.constraints[ci]:
-            if not constraint.add(rd, device):
+            refusal = constraint.add(rd, device)
+            if refusal is not None:
+                for other in reversed(added):
+                    other.remove(rd, device)
                 if must:
-                    undo()
                     raise Fatal(
                         f"claim {self.claims[ci].key}, request {rd.request.name}: cannot add device "
                         f"{device.id_str} because a claim constraint would not be satisfied",
                         claim=self.claims[ci])
-                self.why = ("constraint", constraint.kind, constraint.attribute, constraint.rejection)
-                undo()
-                return None
-            undo_steps.append(lambda constraint=constraint: constraint.remove(rd, device))
+                return None, refusal
+            added.append(constraint)
 
-        if not multi:
-            marks = self.allocating.setdefault(device_id, set())
-            fresh = ci not in marks
-            marks.add(ci)
-            if fresh:
-                undo_steps.append(lambda: self._unmark(device_id, ci))
-
-        pick = Pick(rd, device)
         if self.features.consumable_capacity:
             refusal = self.capacity_refusal(rd, device)
             if refusal is not None:
-                self.why = refusal
-                undo()
-                return None
+                for other in reversed(added):
+                    other.remove(rd, device)
+                return None, refusal
             if multi:
                 requested = resolve_requests(rd.request.capacity_requests, device) or {}
                 consumed = consumption(device, requested, self.features.fractional_capacity_range)
+                pick.totals = consumed
                 pick.consumed = {status_name(key, device): amount for key, amount in consumed.items()}
                 pick.share_id = self.share_ids()
-                existed = device_id in self.allocating_capacity
-                totals = self.allocating_capacity.setdefault(device_id, {})
-                for name, amount in consumed.items():
-                    totals[name] = totals.get(name, Decimal(0)) + amount.value
 
-                def unshare(totals=totals, consumed=consumed, existed=existed):
-                    for name, amount in consumed.items():
-                        totals[name] -= amount.value
-                    if not existed:
-                        del self.allocating_capacity[device_id]
+        undo_take = attempt.take(ci, pick)
 
-                undo_steps.append(unshare)
+        def undo():
+            undo_take()
+            for constraint in reversed(added):
+                constraint.remove(rd, device)
 
-        self.results[ci].append(pick)
-        undo_steps.append(lambda: self.results[ci].pop())
-        return undo
-
-    def _restore_group(self, key, old):
-        if old is None:
-            self.group_states.pop(key, None)
-        else:
-            self.group_states[key] = old
-
-    def _unmark(self, device_id, ci):
-        marks = self.allocating.get(device_id)
-        if marks is not None:
-            marks.discard(ci)
-            if not marks:
-                del self.allocating[device_id]
+        return undo, pick
 
     # -- the recursive search ---------------------------------------------------------------
 
@@ -650,10 +505,11 @@ class Allocator:
                 raise _MaxSize()
             return False
         rd = self.request_data[(ci, ri, si)]
-        if k == 0:
-            depth = self.request_offset[ci] + ri
-            if depth > self.furthest_depth:
-                self._remember_furthest(depth, rd)
+        recorder = self.recorder
+        if recorder is not None:
+            if k == 0:
+                recorder.enter(rd)
+            recorder.reach(rd, self.request_offset[ci] + ri, k)
         if rd.all_mode and not rd.all_devices:
             return False
         if k >= rd.num_devices:
@@ -661,131 +517,84 @@ class Allocator:
         if rd.num_devices - k > MAX_RESULTS - len(self.results[ci]):
             raise _MaxSize()
         if rd.all_mode:
-            undo = self.allocate_device(rd, rd.all_devices[k], must=True)
-            if undo is None:
-                return False
-            try:
-                done = self._one(ci, ri, si, k + 1, in_sub, 0)
-            except BaseException:
-                undo()
-                raise
-            if not done:
-                undo()
-            return done
+            device = rd.all_devices[k]
+            return self._try(rd, device, self.position[id(device)], True, ci, ri, si, k, in_sub)
         candidates = self.candidates
         needed = rd.num_devices - k
-        last = len(candidates) - needed  # later starts cannot yield enough devices
-        if needed > 1 and self.constraints[ci] and self._hopeless(rd, ci, start, needed):
-            self._sweep(rd, ci, start, len(candidates))
-            return False
+        last = len(candidates) - 1
+        if self.prune:
+            last = len(candidates) - needed  # later starts cannot yield enough devices
+            if needed > 1 and self.constraints[ci]:
+                why = self._hopeless(rd, ci, start, needed)
+                if why is not None:
+                    self._sweep(rd, start, len(candidates), r.NoRoomLeft(needed, why))
+                    return False
         for position in range(start, last + 1):
             device = candidates[position]
-            if not self.worth_trying(rd, device):
+            refusal = self.loop_refusal(rd, device)
+            if refusal is not None:
+                if recorder is not None:
+                    recorder.reject(rd, position, device, refusal)
                 continue
-            undo = self.allocate_device(rd, device, must=False)
-            if undo is None:
-                continue
-            try:
-                done = self._one(ci, ri, si, k + 1, in_sub, position + 1)
-            except BaseException:
-                undo()
-                raise
-            if done:
+            if self._try(rd, device, position, False, ci, ri, si, k, in_sub):
                 return True
-            undo()
-        self._sweep(rd, ci, max(start, last + 1), len(candidates))
+        if self.prune:
+            self._sweep(rd, max(start, last + 1), len(candidates), r.NoRoomLeft(needed))
         return False
 
-    def worth_trying(self, rd: RequestData, device: Device) -> bool:
-        """The loop's checks before a device is picked: in use, selectors, capacity (§6.4).
-
-        A refusal leaves its reason in `self.why`.
-        """
-        if rd.admin:
-            pickers = self.allocating.get(device.id)
-            if pickers and rd.claim_index in pickers:
-                self.why = ("same-claim",)
-                return False
-        elif self.in_use(device.id):
-            self.why = ("in-use",)
+    def _try(self, rd: RequestData, device: Device, position: int, must: bool, ci, ri, si, k, in_sub) -> bool:
+        """Pick the device and search on; undo the pick if the rest cannot be completed."""
+        undo, outcome = self.allocate_device(rd, device, must=must)
+        recorder = self.recorder
+        if undo is None:
+            if recorder is not None:
+                recorder.reject(rd, position, device, outcome)
             return False
-        if not self.selectable(rd, device):
-            return False
-        if self.features.consumable_capacity:
-            refusal = self.capacity_refusal(rd, device)
-            if refusal is not None:
-                self.why = refusal
-                return False
-        return True
+        if recorder is not None:
+            recorder.pick(rd, position, outcome)
+        try:
+            done = self._one(ci, ri, si, k + 1, in_sub, 0 if must else position + 1)
+        except BaseException:
+            undo()
+            raise
+        if not done:
+            if recorder is not None:
+                recorder.undo(rd, position, outcome)
+            undo()
+        return done
 
-    def _sweep(self, rd: RequestData, ci: int, low: int, high: int) -> None:
+    def _sweep(self, rd: RequestData, low: int, high: int, no_room) -> None:
         """Visit devices the pruning skipped, with the same checks upstream would run on them.
 
         Pruning only cuts branches that cannot succeed; the devices in them are still
         checked once here, so a CEL or capacity error that upstream would hit on them
         aborts the allocation in the same way. Nothing is kept.
         """
+        if low < high:
+            self.pruned = True
+        recorder = self.recorder
         for position in range(low, high):
             self._tick()
             device = self.candidates[position]
-            if not self.worth_trying(rd, device):
-                continue
-            undo = self.allocate_device(rd, device, must=False)
-            if undo is not None:
-                undo()
+            refusal = self.loop_refusal(rd, device)
+            if refusal is None:
+                undo, refusal = self.allocate_device(rd, device, must=False)
+                if undo is not None:
+                    undo()
+                    refusal = no_room
+            if recorder is not None:
+                recorder.reject(rd, position, device, refusal)
 
-    def _remember_furthest(self, depth: int, rd: RequestData) -> None:
-        self.furthest_depth = depth
-        self.furthest_request = rd
-        self.furthest_picks = [(pick.rd, pick.device) for picks in self.results for pick in picks]
-
-    def replay_furthest(self) -> None:
-        """After a failed search: redo the picks of the furthest partial attempt, to explain from there."""
-        for rd, device in self.furthest_picks:
-            self.allocate_device(rd, device, must=False)
-
-    def _hopeless(self, rd: RequestData, ci: int, start: int, needed: int) -> bool:
-        """Exact pruning: a constraint leaves fewer usable values than devices still needed.
-
-        Only scalar values of a single kind are reasoned about; anything else
-        (lists, mixed kinds) is left to the plain search so results stay exact.
-        """
+    def _hopeless(self, rd: RequestData, ci: int, start: int, needed: int) -> str | None:
+        """Exact pruning: the constraint that leaves fewer usable values than devices still needed."""
         derived = {d.name for d in rd.request.derived} if self.features.derived_attributes else set()
+        devices = self.candidates[start:]
         for constraint in self.constraints[ci]:
-            if constraint.list_types or not constraint.covers(rd.request.name, rd.parent_name):
+            if not constraint.covers(rd.request.name, rd.parent_name):
                 continue
-            if constraint.attribute in derived:
-                continue  # reading it would evaluate CEL on devices upstream never reaches
-            if isinstance(constraint, DistinctAttribute):
-                taken = [v for v in constraint.stack if v is not None]
-                kinds = {v.kind for v in taken}
-                values = set()
-                for device in self.candidates[start:]:
-                    value = constraint.value_of(rd, device)
-                    if value is None or value.kind is None:
-                        continue
-                    kinds.add(value.kind)
-                    values.add(value.value)
-                if len(kinds) > 1 or any(k in LIST_KINDS for k in kinds):
-                    continue
-                free = values - {v.value for v in taken}
-                if len(free) < needed:
-                    return True
-            elif isinstance(constraint, MatchAttribute):
-                fixed = constraint.state()
-                if fixed is None or fixed[1] is None or fixed[1].kind is None or fixed[1].is_list:
-                    continue
-                first = fixed[1]
-                matching = 0
-                for device in self.candidates[start:]:
-                    value = constraint.value_of(rd, device)
-                    if value is not None and value.kind == first.kind and value.value == first.value:
-                        matching += 1
-                        if matching >= needed:
-                            break
-                if matching < needed:
-                    return True
-        return False
+            if constraint.hopeless(rd, devices, needed, derived):
+                return f"{constraint.kind} {constraint.attribute}"
+        return None
 
     def run(self) -> bool:
         """Set up and search; True when every claim got its devices."""
@@ -793,7 +602,15 @@ class Allocator:
         depth = 64 + sum(len(c.requests) * (MAX_RESULTS + 2) for c in self.claims)
         if sys.getrecursionlimit() < depth + 1000:
             sys.setrecursionlimit(depth + 1000)
+        recorder = self.recorder
         try:
-            return self._one(0, 0, 0, 0, False, 0)
+            found = self._one(0, 0, 0, 0, False, 0)
         except _MaxSize:
-            return False
+            found = False
+        except SearchLimit:
+            if recorder is not None:
+                recorder.finish(self, "gave-up")
+            raise
+        if recorder is not None:
+            recorder.finish(self, "success" if found else "failed")
+        return found

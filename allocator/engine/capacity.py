@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from allocator.engine.objects import Capacity, Device
 from allocator.engine.quantity import Quantity
+from allocator.engine.refusals import CapacityShort, PolicyRefuses, quantity_text
 
 INT64_MAX = 2**63 - 1
 NOT_REPRESENTABLE = "capacity request cannot be represented in the device's range arithmetic"
@@ -183,24 +184,25 @@ def consumption(device: Device, requested: dict, fractional: bool) -> dict:
     }
 
 
-def shortfall(device: Device, requested: dict, used: dict | None, fractional: bool) -> tuple | None:
-    """Why this allocation does not fit on the device, or None if it fits.
+def shortfall(device: Device, requested: dict, used: dict | None, fractional: bool):
+    """Why this allocation does not fit on the device (a Refusal), or None if it fits.
 
     `requested` comes from resolve_requests; `used` maps qualified capacity
     names to the Decimal amount already consumed (earlier claims plus this
     attempt). Every amount is computed first, so an unrepresentable request is
-    an error whatever the order of capacities. Returns ("policy", name, amount)
-    or ("capacity", name, amount, free) with the name as the device publishes it.
+    an error whatever the order of capacities. The refusal names the capacity
+    as the device publishes it; who holds the rest is added by the caller.
     """
     capacities = device_capacities(device)
     amounts = {key: consumed_amount(key, cap, requested.get(key), fractional) for key, (_, cap) in capacities.items()}
     for key, (published, cap) in capacities.items():
         amount = amounts[key]
         if violates_policy(cap, amount, fractional):
-            return ("policy", published, amount)
+            return PolicyRefuses(published, amount)
         taken = used.get(key, Decimal(0)) if used else Decimal(0)
         if taken + amount.value > cap.value.value:
-            return ("capacity", published, amount, cap.value.value - taken)
+            free = max(cap.value.value - taken, Decimal(0))
+            return CapacityShort(published, str(amount), quantity_text(free, cap.value))
     return None
 
 

@@ -2,10 +2,14 @@
 
 Constraints compare the devices of one claim only. A device picked for a
 request the constraint does not cover is accepted without a look.
+
+`add` answers None (accepted) or a ConstraintMismatch naming the device that
+fixed the value; `hopeless` is the exact pruning the search may use.
 """
 from __future__ import annotations
 
-from allocator.engine.objects import AttributeValue, Device
+from allocator.engine.objects import LIST_KINDS, AttributeValue, Device
+from allocator.engine.refusals import ConstraintMismatch, Holder
 
 
 def lookup_attribute(device: Device, name: str) -> AttributeValue | None:
@@ -19,20 +23,19 @@ def lookup_attribute(device: Device, name: str) -> AttributeValue | None:
     return None
 
 
-def _scalar_key(value: AttributeValue):
-    """A comparable key for a scalar value: kind plus value (versions by semver precedence)."""
-    return (value.kind, value.value)
-
-
 class Constraint:
     """Base: which requests are covered and how devices are added and removed."""
 
-    def __init__(self, requests: tuple, attribute: str, list_types: bool, derived_lookup=None):
+    kind = ""
+
+    def __init__(self, requests: tuple, attribute: str, list_types: bool, derived_lookup=None, claim: str = ""):
         self.requests = requests
         self.attribute = attribute
         self.list_types = list_types
         self.derived_lookup = derived_lookup  # (request_data, device, name) -> AttributeValue | None
-        self.rejection = None  # why the last device was refused, for explanations
+        self.claim = claim  # namespace/name, for naming who fixed a value
+        # One entry per accepted device: None when not covered, else (value, Holder of the pick).
+        self.stack: list = []
 
     def covers(self, request_name: str, parent_name: str | None) -> bool:
         if not self.requests:
@@ -48,105 +51,131 @@ class Constraint:
                 return derived
         return lookup_attribute(device, self.attribute)
 
+    def remove(self, rd, device: Device) -> None:
+        self.stack.pop()
+
+    def _refuse(self, problem: str, value=None, other=None, by=()) -> ConstraintMismatch:
+        return ConstraintMismatch(
+            self.kind, self.attribute, problem,
+            value.display() if isinstance(value, AttributeValue) else value,
+            other.display() if isinstance(other, AttributeValue) else other,
+            tuple(by))
+
+    def _holder(self, rd, device: Device) -> Holder:
+        return Holder(self.claim, rd.name, device.id_str)
+
+    def _accepted(self) -> list:
+        return [entry for entry in self.stack if entry is not None]
+
+    def hopeless(self, rd, devices, needed: int, derived: set) -> bool:
+        """True when the devices left cannot give `needed` more devices under this constraint."""
+        return False
+
 
 class MatchAttribute(Constraint):
     kind = "matchAttribute"
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.stack: list = []  # one entry per accepted covered device
-
-    def add(self, rd, device: Device) -> bool:
+    def add(self, rd, device: Device) -> ConstraintMismatch | None:
         if not self.covers(rd.request.name, rd.parent_name):
             self.stack.append(None)
-            return True
+            return None
         value = self.value_of(rd, device)
         if value is None:
-            self.rejection = ("missing", self.attribute, None)
-            return False
+            return self._refuse("missing")
         if self.list_types:
-            return self._add_set(value, device)
-        return self._add_scalar(value, device)
+            return self._add_set(rd, value, device)
+        return self._add_scalar(rd, value, device)
 
-    def _add_scalar(self, value, device) -> bool:
+    def _add_scalar(self, rd, value, device) -> ConstraintMismatch | None:
         # Without list types, only scalar values can be matched: a list (or a value of
         # unknown kind) is refused even on the first covered device.
         if value.kind is None or value.is_list:
-            self.rejection = ("missing" if value.kind is None else "list", self.attribute, None)
-            return False
-        first = next((entry for entry in self.stack if entry is not None), None)
-        if first is None:
-            self.stack.append(("first", value))
-            return True
-        first_value = first[1]
-        if first_value.kind != value.kind or first_value.value != value.value:
-            self.rejection = ("mismatch", self.attribute, first_value, value)
-            return False
-        self.stack.append(("same", value))
-        return True
+            return self._refuse("missing" if value.kind is None else "list")
+        accepted = self._accepted()
+        if accepted:
+            first_value, first_holder = accepted[0]
+            if first_value.kind != value.kind or first_value.value != value.value:
+                return self._refuse("mismatch", value, first_value, (first_holder,))
+        self.stack.append((value, self._holder(rd, device)))
+        return None
 
-    def _add_set(self, value, device) -> bool:
-        values = value.comparable_set() if value is not None else frozenset()
-        kind = value.element_kind if value is not None else None
+    def _add_set(self, rd, value, device) -> ConstraintMismatch | None:
+        values = value.comparable_set()
         if not values:
-            self.rejection = ("missing", self.attribute, None)
+            return self._refuse("missing")
+        accepted = self._accepted()
+        entry = ((value.element_kind, values), self._holder(rd, device))
+        if accepted:
+            (kind, current), _ = accepted[-1]
+            common = current & values if kind == value.element_kind else frozenset()
+            if not common:
+                shown = "{" + ", ".join(sorted(str(v) for v in current)) + "}"
+                return self._refuse("disjoint", value, shown, tuple(h for _, h in accepted))
+            entry = ((kind, common), entry[1])
+        self.stack.append(entry)
+        return None
+
+    def hopeless(self, rd, devices, needed: int, derived: set) -> bool:
+        if self.list_types or self.attribute in derived:
             return False
-        current = next((entry for entry in reversed(self.stack) if entry is not None), None)
-        if current is None:
-            self.stack.append((kind, values))
-            return True
-        current_kind, current_values = current
-        common = current_values & values if current_kind == kind else frozenset()
-        if not common:
-            self.rejection = ("disjoint", self.attribute, current_values, value)
+        accepted = self._accepted()
+        if not accepted:
             return False
-        self.stack.append((kind, common))
+        first = accepted[0][0]
+        if first.kind is None or first.is_list:
+            return False
+        matching = 0
+        for device in devices:
+            value = self.value_of(rd, device)
+            if value is not None and value.kind == first.kind and value.value == first.value:
+                matching += 1
+                if matching >= needed:
+                    return False
         return True
-
-    def remove(self, rd, device: Device) -> None:
-        self.stack.pop()
-
-    def state(self):
-        current = next((entry for entry in reversed(self.stack) if entry is not None), None)
-        return current
 
 
 class DistinctAttribute(Constraint):
     kind = "distinctAttribute"
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.stack: list = []  # accepted values (None for uncovered devices)
-
-    def add(self, rd, device: Device) -> bool:
+    def add(self, rd, device: Device) -> ConstraintMismatch | None:
         if not self.covers(rd.request.name, rd.parent_name):
             self.stack.append(None)
-            return True
+            return None
         value = self.value_of(rd, device)
         if value is None or value.kind is None:
-            self.rejection = ("missing", self.attribute, None)
-            return False
-        accepted = [entry for entry in self.stack if entry is not None]
+            return self._refuse("missing")
+        accepted = self._accepted()
         if self.list_types:
             mine = value.comparable_set()
-            for other in accepted:
+            for other, holder in accepted:
                 if other.kind is None:
                     continue
                 if other.element_kind == value.element_kind and other.comparable_set() & mine:
-                    self.rejection = ("duplicate", self.attribute, other, value)
-                    return False
+                    return self._refuse("duplicate", value, other, (holder,))
         else:
-            for other in accepted:
+            for other, holder in accepted:
                 if other.is_list:
-                    self.rejection = ("list", self.attribute, None)
-                    return False
+                    return self._refuse("list")
                 if other.kind != value.kind:
                     break  # a value of another kind decides at once: accept
                 if other.value == value.value:
-                    self.rejection = ("duplicate", self.attribute, other, value)
-                    return False
-        self.stack.append(value)
-        return True
+                    return self._refuse("duplicate", value, other, (holder,))
+        self.stack.append((value, self._holder(rd, device)))
+        return None
 
-    def remove(self, rd, device: Device) -> None:
-        self.stack.pop()
+    def hopeless(self, rd, devices, needed: int, derived: set) -> bool:
+        """Fewer distinct unused values remain than devices still needed (scalars of one kind only)."""
+        if self.list_types or self.attribute in derived:
+            return False
+        taken = [value for value, _ in self._accepted()]
+        kinds = {v.kind for v in taken}
+        values = set()
+        for device in devices:
+            value = self.value_of(rd, device)
+            if value is None or value.kind is None:
+                continue
+            kinds.add(value.kind)
+            values.add(value.value)
+        if len(kinds) > 1 or any(k in LIST_KINDS for k in kinds):
+            return False
+        return len(values - {v.value for v in taken}) < needed

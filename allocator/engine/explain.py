@@ -1,226 +1,162 @@
-"""Why each device was or was not chosen: explanation data drawn from a finished search.
+"""Why each device was or was not chosen, read from the search's own record (trace.py).
 
-After the search, every candidate of every request is probed against the final
-state with the same checks the search uses, so a reason is never computed by a
-second, diverging rule set.
+Every row is what the search saw when it considered the device in the reported
+attempt: the first check that failed, on the state of that moment, with who held
+what it needed; or that the search never considered it (not needed, not used,
+not reached). Nothing is re-evaluated against a later state.
 """
 from __future__ import annotations
 
 from decimal import Decimal
 
-from allocator.engine.allocate import Allocator, Fatal, RequestData
+from allocator.engine.allocate import Allocator, Fatal
 from allocator.engine.capacity import device_capacities, status_name
 from allocator.engine.counters import GroupState
 from allocator.engine.pools import SliceIndex, ignored_slices
-from allocator.engine.quantity import Quantity
+from allocator.engine.refusals import TaintNotTolerated
+from allocator.engine.refusals import quantity_text as _q
 from allocator.engine.results import build_allocation
+from allocator.engine.trace import DONE, PICK, REJECT, UNDO, SearchRecorder
 
 CHOSEN = "chosen"
-TENTATIVE = "tentative"
-NOT_REACHED = "not-reached"
+TRIED = "tried"
 REJECTED = "rejected"
-ELIGIBLE = "eligible"
+NOT_NEEDED = "not-needed"
+NOT_USED = "not-used"
+NOT_REACHED = "not-reached"
+IN_USE_CODES = ("in-use", "same-claim", "shared")
 
 
-def _q(amount, like: Quantity | None = None) -> str:
-    """Print a Decimal amount as a quantity, in the format of `like` when given."""
-    if isinstance(amount, Quantity):
-        return str(amount)
-    return str(Quantity(Decimal(amount), like.format if like is not None else "DecimalSI"))
+def _row(device, pool, verdict: str, code: str | None, reason: str, refusal=None) -> dict:
+    entry = {"device": device.name, "pool": pool.id_str, "slice": device.slice_name, "driver": device.driver,
+             "verdict": verdict, "code": code, "reason": reason}
+    if refusal is not None:
+        data = refusal.as_dict()
+        if "facts" in data:
+            entry["facts"] = data["facts"]
+            if "counterSet" in data["facts"]:
+                entry["counterSet"] = data["facts"]["counterSet"]
+        if "heldBy" in data:
+            entry["heldBy"] = data["heldBy"]
+        entry["stateDependent"] = bool(refusal.state_dependent)
+    return entry
 
 
-def reason_text(why, allocator: Allocator, device) -> str:
-    """Human wording for a refusal code recorded by the allocator."""
-    if why is None:
-        return "not checked"
-    code = why[0]
-    if code == "in-use":
-        holders = allocator.allocated.holders.get(device.id)
-        if holders:
-            return f"in use: already allocated to claim {', '.join(holders)}"
-        pickers = allocator.allocating.get(device.id) or set()
-        names = ", ".join(allocator.claims[i].key for i in sorted(pickers))
-        return f"in use: picked for claim {names} in this allocation"
-    if code == "same-claim":
-        return "already picked for this claim (admin access never takes a device twice in one claim)"
-    if code == "shared":
-        return "has shares of consumable capacity; it can no longer be allocated exclusively"
-    if code == "binding-gate":
-        return "device has bindingConditions but DRADeviceBindingConditions is disabled"
-    if code == "selector":
-        _, owner, index, expression = why
-        where = "device class" if owner == "class" else "request"
-        return f"{where} selector #{index} is false: {expression}"
-    if code == "device-node":
-        return "the device's own node selection does not include this node"
-    if code == "node-ops-gate":
-        return "its slice sets skipNodeOperations but DRAOptionalNodeOperations is disabled in the scheduler"
-    if code == "node-ops-undeclared":
-        return (
-            "its slice sets skipNodeOperations but the node does not declare DRAOptionalNodeOperations "
-            "in status.declaredFeatures"
-        )
-    if code == "partitionable-gate":
-        return "device consumes counters but DRAPartitionableDevices is disabled"
-    if code == "groups":
-        _, counter_set, state, groups = why
-        mine = "{" + ", ".join(sorted(groups)) + "}" if groups else "no groups"
-        return (
-            f"compatibility groups in counter set {counter_set}: {state.describe()} ∩ {mine} = ∅"
-            if groups and not state.all_empty
-            else f"compatibility groups in counter set {counter_set}: {mine} cannot join {state.describe()}"
-        )
-    if code == "counter":
-        _, counter_set, counter, taken, available = why
-        like = _counter_unit(device, counter_set, counter)
-        need = like.value if like is not None else Decimal(0)
-        left = available - (taken - need)  # what this attempt left before the device
-        if like is None:
-            return f"counter {counter} in set {counter_set} is overdrawn ({_q(available)} available)"
-        return (
-            f"counter {counter} in set {counter_set} would need {_q(need, like)} "
-            f"with {_q(max(left, Decimal(0)), like)} left"
-        )
-    if code == "taint":
-        taint = why[1]
-        value = f"={taint.value}" if taint.value else ""
-        return f"taint {taint.key}{value}:{taint.effect} is not tolerated"
-    if code == "constraint":
-        _, kind, attribute, rejection = why
-        return _constraint_text(kind, attribute, rejection)
-    if code == "capacity-missing":
-        return "device has no capacity named " + ", ".join(why[1])
-    if code == "policy":
-        _, name, amount = why
-        return f"capacity {name}: {amount} is not allowed by the device's requestPolicy"
-    if code == "capacity":
-        _, name, amount, free = why
-        like = device.capacity[name].value if name in device.capacity else None
-        return f"capacity {name}: needs {amount}, {_q(max(free, Decimal(0)), like)} free"
-    if code == "fatal":
-        return why[1]
-    return str(why)
-
-
-def _counter_unit(device, counter_set, counter) -> Quantity | None:
-    for entry in device.consumes:
-        if entry.counter_set == counter_set and counter in entry.counters:
-            return entry.counters[counter]
-    return None
-
-
-def _constraint_text(kind, attribute, rejection) -> str:
-    if not rejection:
-        return f"{kind} {attribute} not satisfied"
-    code = rejection[0]
-    if code == "missing":
-        return f"{kind}: device has no attribute {attribute}"
-    if code == "list":
-        return f"{kind}: attribute {attribute} is a list (needs DRAListTypeAttributes)"
-    if code == "mismatch":
-        first, mine = rejection[2], rejection[3]
-        shown = first.display() if first is not None else "<none>"
-        return f"matchAttribute {attribute}: {mine.display()} differs from {shown} of the devices already chosen"
-    if code == "disjoint":
-        return f"matchAttribute {attribute}: {rejection[3].display()} has nothing in common with the devices already chosen"
-    if code == "duplicate":
-        return f"distinctAttribute {attribute}: {rejection[3].display()} is already used by a device chosen for this claim"
-    return f"{kind} {attribute} not satisfied"
-
-
-def _probe(allocator: Allocator, rd: RequestData, device) -> tuple[str, object]:
-    """Run the search's checks for one device against the allocator's current state."""
-    allocator.why = None
+def _independent_refusal(allocator: Allocator, rd, device):
+    """A refusal that is true at any moment (selectors, taints, gates), or None; never fatal here."""
     try:
-        if not allocator.worth_trying(rd, device):
-            return REJECTED, allocator.why
-        undo = allocator.allocate_device(rd, device, must=False)
-    except Fatal as exc:
-        return REJECTED, ("fatal", exc.message)
-    if undo is None:
-        return REJECTED, allocator.why
-    undo()
-    return ELIGIBLE, None
+        refusal = allocator.selector_refusal(rd, device)
+    except Fatal:
+        return None
+    if refusal is None and allocator.features.device_taints:
+        taint = allocator._untolerated_taint(rd, device)
+        if taint is not None:
+            refusal = TaintNotTolerated(taint)
+    return refusal
 
 
-def _candidates(allocator: Allocator):
-    for pool in allocator.pools:
-        if not pool.usable:
-            continue
-        for s in pool.device_slices:
-            for device in s.devices:
-                yield pool, s, device
+def _request_rows(allocator: Allocator, recorder: SearchRecorder, rd, visit: list | None, state: str,
+                  limit: int) -> list:
+    """The rows of one request or subrequest. `state`: visited, not-used or not-reached."""
+    considered = {row.position: row for row in visit or ()}
+    held = sum(1 for row in visit or () if row.pick is not None and not row.undone)
+    satisfied = held >= rd.num_devices
+    success = recorder.success
+    all_listed = {id(d) for d in rd.all_devices} if rd.all_mode and rd.all_devices is not None else None
+    rows = []
+    for position, device in enumerate(allocator.candidates[:limit]):
+        pool = allocator.pool_of_device[id(device)]
+        row = considered.get(position)
+        if state == NOT_USED:
+            rows.append(_row(device, pool, NOT_USED, None, "not used: an earlier subrequest was satisfied"))
+        elif state == NOT_REACHED:
+            rows.append(_row(device, pool, NOT_REACHED, None,
+                             "not reached: the search did not get to this request in the reported attempt"))
+        elif row is not None and row.pick is not None and not row.undone:
+            entry = _row(device, pool, CHOSEN if success else TRIED, None if success else "given-up",
+                         "chosen" if success else
+                         "picked in the furthest attempt, which then failed at a later request or device")
+            if row.pick.consumed:
+                entry["consumedCapacity"] = {k: str(v) for k, v in row.pick.consumed.items()}
+            rows.append(entry)
+        elif row is not None and row.pick is not None:
+            rows.append(_row(device, pool, TRIED, "backtracked",
+                             "picked, then given up: the rest of the search could not be completed with it"))
+        elif row is not None:
+            rows.append(_row(device, pool, REJECTED, row.refusal.code, row.refusal.text(), row.refusal))
+        elif all_listed is not None and id(device) not in all_listed:
+            refusal = _independent_refusal(allocator, rd, device)
+            if refusal is not None:
+                rows.append(_row(device, pool, REJECTED, refusal.code, refusal.text(), refusal))
+            else:
+                rows.append(_row(device, pool, REJECTED, "capacity", "its capacity cannot hold the request"))
+        elif satisfied:
+            refusal = _independent_refusal(allocator, rd, device)
+            reason = f"not needed: the request already had its {rd.num_devices} device(s)"
+            entry = _row(device, pool, NOT_NEEDED, None, reason)
+            if refusal is not None:
+                entry["reason"] = f"{reason} (and {refusal.text()})"
+                entry["would"] = refusal.code
+            rows.append(entry)
+        else:
+            rows.append(_row(device, pool, NOT_REACHED, None,
+                             "not reached: the search stopped before it got to this device"))
+    return rows
 
 
-def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) -> dict:
-    """Plain data for the reports and the web page."""
-    # After a failure, allocator.results holds the picks of the furthest partial attempt.
-    picked: dict = {}
-    for ci, picks in enumerate(allocator.results):
-        for pick in picks:
-            picked.setdefault((ci, pick.rd.request_index, pick.rd.sub_index), []).append(pick)
-    blocked = allocator.furthest_request if not success else None
-    blocked_depth = allocator.furthest_depth if not success else None
+def explain(allocator: Allocator, recorder: SearchRecorder, *, max_candidates: int = 2000,
+            approximate: str | None = None) -> dict:
+    """Plain data for the reports and the web page, from the search's record."""
+    success = recorder.success
+    if not success:
+        # The attempt's state is unwound after a failure: take the reported picks again, so
+        # the counter, capacity and group panels show the furthest attempt.
+        for ci, pick in recorder.reported_picks():
+            allocator.attempt.take(ci, pick)
+    visits = recorder.reported()
+    blocked = None if success else recorder.furthest_rd
 
     claims = []
     for ci, claim in enumerate(allocator.claims):
         requests = []
         for ri, request in enumerate(claim.requests):
             subs = [0] if request.exactly is not None else range(len(request.first_available))
+            used_sub = allocator.selected_sub.get((ci, ri)) if success else None
             for si in subs:
                 rd = allocator.request_data.get((ci, ri, si))
                 if rd is None:
                     continue
-                chosen_sub = allocator.selected_sub.get((ci, ri))
-                mine = picked.get((ci, ri, si), [])
-                chosen_ids = {id(p.device): p for p in mine}
-                entries = []
-                for count, (pool, s, device) in enumerate(_candidates(allocator)):
-                    if count >= max_candidates:
-                        break
-                    pick = chosen_ids.get(id(device))
-                    depth = allocator.request_offset[ci] + ri
-                    if pick is not None:
-                        entry = {"verdict": CHOSEN, "reason": "chosen"} if success else {
-                            "verdict": TENTATIVE,
-                            "reason": "picked in the furthest attempt, then given up when a later request failed"}
-                        if pick.consumed:
-                            entry["consumedCapacity"] = {k: str(v) for k, v in pick.consumed.items()}
-                    else:
-                        verdict, why = _probe(allocator, rd, device)
-                        if verdict == ELIGIBLE and not success and depth > blocked_depth:
-                            verdict, text = NOT_REACHED, "not reached: the search failed at an earlier request"
-                        elif verdict == ELIGIBLE and not success and depth == blocked_depth:
-                            text = (f"fits here, but the request needs {rd.num_devices} device(s) that fit "
-                                    "together with the other requests and constraints")
-                        elif verdict == ELIGIBLE:
-                            text = _eligible_text(success, rd, request, si, chosen_sub)
-                        else:
-                            text = reason_text(why, allocator, device)
-                        entry = {"verdict": verdict, "reason": text, "code": why[0] if why else None}
-                        if why and why[0] in ("counter", "groups"):
-                            entry["counterSet"] = why[1]
-                    entry.update({"device": device.name, "pool": pool.id_str, "slice": s.name, "driver": device.driver})
-                    entries.append(entry)
+                key = (ci, ri, si)
+                if not recorder.reached(ci, ri) or key not in visits:
+                    state = NOT_REACHED
+                elif used_sub is not None and si > used_sub:
+                    state = NOT_USED
+                else:
+                    state = "visited"
+                rows = _request_rows(allocator, recorder, rd, visits.get(key), state, max_candidates)
                 requests.append({
                     "blocked": blocked is rd,
                     "request": rd.name,
                     "deviceClassName": rd.request.class_name,
                     "allocationMode": rd.request.mode,
                     "count": rd.num_devices,
-                    "subrequestChosen": (chosen_sub == si) if request.exactly is None and success else None,
-                    "chosen": [p.device.id_str for p in mine],
-                    "candidates": entries,
+                    "subrequestChosen": (used_sub == si) if request.exactly is None and success else None,
+                    "chosen": [row["pool"] + "/" + row["device"] for row in rows if row["verdict"] == CHOSEN],
+                    "candidates": rows,
+                    "summary": _summary(rows),
                 })
         claims.append({"claim": claim.key, "requests": requests})
 
     blocked_at = None
     if blocked is not None:
         blocked_at = {"claim": allocator.claims[blocked.claim_index].key, "request": blocked.name}
-    return {
+    explanation = {
         "node": allocator.node.name,
         "success": success,
+        "outcome": recorder.outcome,
         "blockedAt": blocked_at,
+        "headline": None if success else _headline(allocator, recorder, claims),
+        "approximate": approximate,
         "pools": [_pool_entry(p) for p in allocator.pools],
         "claims": claims,
         "counterSets": _counter_sets(allocator, claims),
@@ -232,19 +168,115 @@ def explain(allocator: Allocator, success: bool, *, max_candidates: int = 2000) 
             {"slice": s.name, "pool": f"{s.driver}/{s.pool}", "reason": reason}
             for s, reason in ignored_slices(allocator.node, SliceIndex(allocator.all_slices), allocator.features)
         ] if allocator.all_slices is not None else [],
-        "deviceMap": _device_map(allocator, success, claims),
+        "deviceMap": _device_map(allocator, success),
         "steps": allocator.steps,
+        "trace": trace_data(allocator, recorder),
     }
+    return explanation
 
 
-def _eligible_text(success, rd, request, si, chosen_sub) -> str:
-    if not success:
-        return "fits on its own, but no combination of devices satisfies every request and constraint"
-    if request.exactly is None and chosen_sub is not None and si != chosen_sub:
-        if si > chosen_sub:
-            return "not needed: an earlier subrequest was satisfied"
-        return "fits, but this subrequest was not used"
-    return "fits, but the request already has its devices (first fit takes devices in pool order)"
+def _summary(rows: list) -> list:
+    """Rows grouped by verdict and code, largest group first (for readable big tables)."""
+    groups: dict = {}
+    for row in rows:
+        key = (row["verdict"], row.get("code") or row.get("would"))
+        groups.setdefault(key, []).append(row)
+    out = []
+    for (verdict, code), members in groups.items():
+        out.append({"verdict": verdict, "code": code, "count": len(members),
+                    "reason": members[0]["reason"] if len({m["reason"] for m in members}) == 1 else None})
+    out.sort(key=lambda g: -g["count"])
+    return out
+
+
+# --- the headline of a pending claim ----------------------------------------------------------------
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> str | None:
+    """One plain sentence for the request the search could not satisfy, computed from its rows."""
+    rd = recorder.furthest_rd
+    if rd is None:
+        return None
+    claim = allocator.claims[rd.claim_index]
+    rows = next((r["candidates"] for c in claims if c["claim"] == claim.key
+                 for r in c["requests"] if r["request"] == rd.name), [])
+    node = allocator.node.name
+    prefix = ""
+    if recorder.outcome == "gave-up":
+        prefix = f"the search gave up after {allocator.steps} steps before it found an answer; furthest: "
+    need = rd.num_devices
+    asks = f"request {rd.name} of claim {claim.key} needs {_plural(need, 'device')}"
+    if not rows:
+        unusable = [p for p in allocator.pools if not p.usable]
+        extra = f" ({', '.join(p.id_str for p in unusable)} not usable)" if unusable else ""
+        return f"{prefix}{asks}; node {node} has no devices in usable pools{extra}"
+    failing = [r for r in rows if r["verdict"] == REJECTED and not r.get("stateDependent")]
+    passing = [r for r in rows if r not in failing and r["verdict"] != NOT_REACHED]
+    if not passing:
+        codes = {(r["code"], r["reason"]) for r in failing}
+        if len(codes) == 1:
+            ((code, reason),) = codes
+            return f"{prefix}every device on {node} fails for {asks.split(' needs')[0]}: {reason}"
+        counts: dict = {}
+        for r in failing:
+            counts[r["code"]] = counts.get(r["code"], 0) + 1
+        detail = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        return f"{prefix}{asks}; no device on {node} passes its checks ({detail})"
+    held = [r for r in passing if r["verdict"] == REJECTED]
+    if len(passing) < need:
+        if not held:
+            taken = "it is not taken" if len(passing) == 1 else (
+                "neither is taken" if len(passing) == 2 else "none is taken")
+            return (f"{prefix}{asks}; on {node} {_plural(len(passing), 'device')} pass its selectors and "
+                    f"{taken}; no {need} exist")
+        return (f"{prefix}{asks}; on {node} only {_plural(len(passing), 'device')} pass its selectors, and "
+                f"{held[0]['device']} is not free: {held[0]['reason']}")
+    if held:
+        taken = [r for r in held if r["code"] in IN_USE_CODES]
+        other = [r for r in held if r["code"] not in IN_USE_CODES]
+        parts = []
+        if other:
+            parts.append(f"{other[0]['device']} would fit alone but {other[0]['reason']}")
+        if taken:
+            verb = "is" if len(taken) == 1 else "are"
+            parts.append(f"{', '.join(r['device'] for r in taken[:3])}{' …' if len(taken) > 3 else ''} {verb} "
+                         f"taken ({taken[0]['reason']})")
+        return f"{prefix}{asks}; " + "; ".join(parts)
+    return (f"{prefix}{asks}; {_plural(len(passing), 'device')} pass its selectors, but no {need} of them "
+            "fit together with the other requests and constraints")
+
+
+# --- the replay ---------------------------------------------------------------------------------------
+
+
+def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
+    """The recorded steps as plain data for the replay (bounded; `total` counts every step)."""
+    steps = []
+    for step in recorder.steps:
+        entry = {"kind": step.kind}
+        if step.rd is not None:
+            entry["claim"] = allocator.claims[step.rd.claim_index].key
+            entry["request"] = step.rd.name
+        if step.device is not None:
+            entry["device"] = f"{step.device.pool}/{step.device.name}"
+            entry["pool"] = f"{step.device.driver}/{step.device.pool}"
+        if step.kind == REJECT:
+            entry["code"] = step.detail.code
+            entry["reason"] = step.detail.text()
+        elif step.kind in (PICK, UNDO):
+            pick = step.detail
+            if pick.pays_counters:
+                entry["counters"] = [
+                    {"counterSet": e.counter_set, "counter": c, "amount": float(q.value)}
+                    for e in pick.device.consumes for c, q in e.counters.items()]
+        elif step.kind == DONE:
+            entry["outcome"] = step.detail
+        steps.append(entry)
+    return {"steps": steps, "total": recorder.total, "shown": len(steps)}
 
 
 def _pool_entry(pool) -> dict:
@@ -289,9 +321,8 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:
             continue
-        available = allocator.available_counters_of(pool)
-        consumed = allocator.consumed_counters.get(pool.id, {})
-        baseline = allocator.group_baseline_of(pool)
+        available = allocator.attempt.available_counters_of(pool)
+        consumed = allocator.attempt.consumed_counters.get(pool.id, {})
         for name, counter_set in pool.counter_sets.items():
             counters = []
             for counter, total in counter_set.counters.items():
@@ -313,7 +344,7 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
                 }
                 for device, entry in _drawing_on(pool.all_pool_devices(), name)
             ]
-            state = allocator.group_states.get((pool.id, name)) or baseline.get(name, GroupState())
+            state = allocator.attempt.group_state(pool, name)
             blocks = sorted({
                 cand["device"] for cand in _all_candidates(claims)
                 if cand.get("counterSet") == name and cand["pool"] == pool.id_str
@@ -397,7 +428,7 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
         grouped = {e.counter_set for d in pool.all_pool_devices() for e in d.consumes if e.groups}
         if not grouped:
             continue
-        baseline = allocator.group_baseline_of(pool)
+        baseline = allocator.attempt.group_baseline_of(pool)
         for name in pool.counter_sets:
             if name not in grouped:
                 continue
@@ -494,34 +525,56 @@ def _node_operations(allocator: Allocator, success: bool) -> list:
     return out
 
 
-def _device_map(allocator: Allocator, success: bool, claims: list) -> list:
-    """Every device of the node's pools with one state, grouped by pool (for the device map)."""
-    chosen = set()
-    if success:
-        chosen = {id(p.device) for picks in allocator.results for p in picks}
-    blocked = {(c["pool"], c["device"]) for c in _all_candidates(claims) if c.get("code") in ("counter", "groups")}
+def _device_map(allocator: Allocator, success: bool) -> list:
+    """Every device of the node's pools with one state at the end of the reported attempt.
+
+    A device that could not be taken any more because its counter set is used up or
+    its compatibility groups no longer fit is `blocked` (with the set), whether or not
+    a request ever considered it.
+    """
+    attempt = allocator.attempt
+    held = {id(p.device) for picks in attempt.results for p in picks}
     pools = []
     for pool in allocator.pools:
         devices = []
         for s in pool.device_slices:
             for device in s.devices:
-                if id(device) in chosen:
-                    state = "chosen"
-                elif allocator.allocated.is_allocated(device.id) and not device.allow_multiple:
+                blocked_by = None
+                if id(device) in held:
+                    state = "chosen" if success else "tried"
+                elif attempt.allocated.is_allocated(device.id) and not device.allow_multiple:
                     state = "in-use"
-                elif allocator.allocated.is_allocated(device.id):
+                elif attempt.allocated.is_allocated(device.id):
                     state = "shared"
-                elif any(t.effect in ("NoSchedule", "NoExecute") for t in device.taints):
-                    state = "tainted"
-                elif (pool.id_str, device.name) in blocked:
-                    state = "blocked"
                 else:
-                    state = "free"
+                    blocked_by = _blocking_set(allocator, pool, device)
+                    if blocked_by is not None:
+                        state = "blocked"
+                    elif any(t.effect in ("NoSchedule", "NoExecute") for t in device.taints):
+                        state = "tainted"
+                    else:
+                        state = "free"
                 devices.append({
                     "device": device.name,
                     "slice": s.name,
                     "state": state,
+                    "blockedBy": blocked_by,
                     "counterSets": [c.counter_set for c in device.consumes],
                 })
         pools.append({"pool": pool.id_str, "state": _pool_entry(pool)["state"], "devices": devices})
     return pools
+
+
+def _blocking_set(allocator: Allocator, pool, device) -> str | None:
+    """The counter set that would refuse the device now (counters or compatibility groups), if any."""
+    if not device.consumes or not pool.usable or not allocator.features.partitionable_devices:
+        return None
+    attempt = allocator.attempt
+    if allocator.features.compatibility_groups:
+        refusal = attempt.groups_check(pool, device, False)
+        if refusal is not None:
+            return refusal.counter_set
+    refusal = attempt.counters_check(pool, device, False)
+    if refusal is not None and any(e.counter_set == refusal.counter_set for e in device.consumes):
+        return refusal.counter_set
+    return None

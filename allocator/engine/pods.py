@@ -26,7 +26,8 @@ import uuid
 from dataclasses import dataclass, field
 
 from allocator.engine import cel
-from allocator.engine.allocate import Allocator, Fatal, NodeFailure, SearchLimit, allocated_state
+from allocator.engine.allocate import Allocator, allocated_state
+from allocator.engine.cycle import NodeAttempt, attempt_node, explain_attempt, fit_error, prefilter_problems
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
     NOT_IN_PREFILTER_RESULT,
@@ -37,7 +38,7 @@ from allocator.engine.nodefilter import (
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
 from allocator.engine.objects import ResourceClaim, build_claim
-from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
+from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.run import (
@@ -45,14 +46,11 @@ from allocator.engine.run import (
     DEFAULT_MAX_STEPS,
     DEFAULT_TIME_LIMIT,
     INVALID,
-    INVALID_POOLS,
-    NO_SOLUTION,
     UNSATISFIABLE,
     NodeVerdict,
     Outcome,
     _fatal_problem,
     _output_claim,
-    _safe_explain,
     candidate_nodes,
     node_for,
 )
@@ -371,32 +369,11 @@ class _Cycle:
     nodes: list = field(default_factory=list)  # PodNode
     chosen: str | None = None
     allocator: Allocator | None = None  # the chosen node's
+    chosen_attempt: NodeAttempt | None = None
     # The node DRA rejected that explains the failure: the first one that has devices at all.
-    failed_allocator: Allocator | None = None
+    failed: NodeAttempt | None = None
     prefilter: str | None = None  # PreFilter rejected the pod with this message
     fatal: Problem | None = None  # the allocator stopped the cycle
-
-
-def _dra_prefilter(claims: list, scenario: Scenario, features: AllocatorFeatures) -> str | None:
-    """DynamicResources PreFilter for the unallocated claims: subrequests need DRAPrioritizedList
-    (checked first, as in the claims path), then every request must name an existing class."""
-    pending = [c for c in claims if c.allocation is None]
-    if not features.prioritized_list:
-        for claim in pending:
-            for request in claim.requests:
-                if request.first_available:
-                    return (f"resource claim {claim.key}, request {request.name}: has subrequests, "
-                            "but the DRAPrioritizedList feature is disabled")
-    for claim in pending:
-        for request in claim.requests:
-            if request.exactly is not None:
-                if request.exactly.class_name not in scenario.classes:
-                    return f"request {request.name}: device class {request.exactly.class_name} does not exist"
-                continue
-            for sub in request.first_available:
-                if sub.class_name not in scenario.classes:
-                    return f"request {request.name}/{sub.name}: device class {sub.class_name} does not exist"
-    return None
 
 
 def _devices(allocator: Allocator) -> list:
@@ -410,7 +387,8 @@ def _devices(allocator: Allocator) -> list:
 
 
 def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Scenario,
-           cluster: _Claims, index: SliceIndex, features: AllocatorFeatures, options: dict) -> _Cycle:
+           cluster: _Claims, index: SliceIndex, features: AllocatorFeatures, options: dict,
+           record: bool = False) -> _Cycle:
     cycle = _Cycle()
     allowed, conflict = prefilter_nodes(placement)
     if conflict:
@@ -428,9 +406,9 @@ def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Sce
                                       path=("status", "allocation", "nodeSelector"), ref=claim.ref)
                 return cycle
             available_on.append(selector)
-    message = _dra_prefilter(pod_claims, scenario, features)
-    if message:
-        cycle.prefilter = message
+    problems = prefilter_problems(pod_claims, scenario.classes, features)
+    if problems:
+        cycle.prefilter = problems[0].message
         return cycle
     pending = [c for c in pod_claims if c.allocation is None]
     for name in names:
@@ -445,26 +423,20 @@ def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Sce
         allocator = None
         if pending:
             try:
-                pools = gather_pools(node, index, features)
+                attempt = attempt_node(node, claims=pending, scenario=scenario, index=index, features=features,
+                                       allocated=cluster.state, options=options, record=record)
             except PoolGatherError as exc:
                 cycle.fatal = Problem(str(exc))
                 return cycle
-            allocator = Allocator(
-                claims=pending, classes=scenario.classes, pools=pools, node=node, features=features,
-                allocated=cluster.state, **options)
-            try:
-                success = allocator.run()
-                reason = None if success else (INVALID_POOLS if any(p.invalid for p in pools) else NO_SOLUTION)
-            except Fatal as exc:
-                cycle.fatal = _fatal_problem(scenario, exc)
+            if attempt.fatal is not None:
+                cycle.fatal = _fatal_problem(scenario, attempt.fatal)
                 return cycle
-            except (NodeFailure, SearchLimit) as exc:
-                reason = exc.message
-            if reason:
-                cycle.nodes.append(PodNode(name, False, reason, steps=allocator.steps))
-                explained = cycle.failed_allocator
-                if explained is None or (not explained.candidates and allocator.candidates):
-                    cycle.failed_allocator = allocator
+            allocator = attempt.allocator
+            if not attempt.fits:
+                cycle.nodes.append(PodNode(name, False, attempt.message, steps=attempt.steps))
+                explained = cycle.failed
+                if explained is None or (not explained.allocator.candidates and allocator.candidates):
+                    cycle.failed = attempt
                 continue
         # Allocated claims must be usable on the node; DRA checks this after trying the allocator.
         if any(not selector_matches(selector, node) for selector in available_on):
@@ -474,20 +446,8 @@ def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Sce
                                    steps=allocator.steps if allocator else 0))
         if cycle.chosen is None:
             cycle.chosen, cycle.allocator = name, allocator
+            cycle.chosen_attempt = attempt if allocator is not None else None
     return cycle
-
-
-def fit_error(total: int, nodes: list, prefilter: str | None = None) -> str:
-    """The scheduler's FitError text: the PreFilter message, or the reasons counted over the nodes,
-    `count reason` sorted as strings. (The preemption part the scheduler appends is left out.)"""
-    if prefilter:
-        return f"0/{total} nodes are available: {prefilter}."
-    counts: dict[str, int] = {}
-    for verdict in nodes:
-        if not verdict.fits:
-            counts[verdict.reason] = counts.get(verdict.reason, 0) + 1
-    histogram = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
-    return f"0/{total} nodes are available: {histogram}."
 
 
 # --- the whole run ---------------------------------------------------------------------------
@@ -567,7 +527,7 @@ def _schedule_one(pod: _Pod, *, scenario, cluster: _Claims, index, names, featur
     result.notes.extend(_sharing_notes(pod, unique))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, placement, unique, names, scenario=scenario, cluster=cluster,
-                                  index=index, features=features, options=options)
+                                  index=index, features=features, options=options, record=explain_result)
     if placement.node_name:
         _bound(pod, result, resolved, unique, placement.node_name, names, run_cycle, cluster, scenario)
     else:
@@ -608,16 +568,16 @@ def _unbound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, na
         problem = _relocate(scenario.locate(cycle.fatal), resolved, scenario)
         result.outcome, result.message, result.problems = INVALID_POD, problem.message, [problem]
     elif cycle.chosen is None:
-        result.message = fit_error(len(names), cycle.nodes, cycle.prefilter)
+        result.message = fit_error(len(names), [n.reason for n in cycle.nodes if not n.fits], cycle.prefilter)
         if cycle.prefilter:
             result.nodes = [PodNode(n, False, cycle.prefilter) for n in names]
-        if explain_result and cycle.failed_allocator is not None:
-            result.explanation = _safe_explain(cycle.failed_allocator, False)
+        if explain_result and cycle.failed is not None:
+            result.explanation = explain_attempt(cycle.failed)
     else:
         result.outcome, result.node = SCHEDULED, cycle.chosen
         _commit(pod, claims, cycle.allocator, cluster)
-        if explain_result and cycle.allocator is not None:
-            result.explanation = _safe_explain(cycle.allocator, True)
+        if explain_result and cycle.chosen_attempt is not None:
+            result.explanation = explain_attempt(cycle.chosen_attempt)
 
 
 def _bound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, node_name: str, names: list,
@@ -643,7 +603,7 @@ def _bound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, node
         result.problems = [_relocate(scenario.locate(cycle.fatal), resolved, scenario)]
         result.message = f"{waiting} while claim {pending} is not allocated; {result.problems[0].message}"
     elif cycle.chosen is None:
-        summary = fit_error(len(names), cycle.nodes, cycle.prefilter)
+        summary = fit_error(len(names), [n.reason for n in cycle.nodes if not n.fits], cycle.prefilter)
         result.message = (f"{waiting} while claim {pending} is not allocated, and the scheduler "
                           f"would not find devices either: {summary}")
     else:

@@ -95,9 +95,13 @@ def _explanation_lines(explanation: dict | None, *, max_devices: int, title: str
     if explanation:
         lines.append("")
         lines.append(f"Why ({title}node {explanation['node']}):")
+        if explanation.get("headline"):
+            lines.append(f"  {explanation['headline']}")
         if explanation.get("blockedAt"):
             blocked = explanation["blockedAt"]
             lines.append(f"  the search got no further than claim {blocked['claim']}, request {blocked['request']}")
+        if explanation.get("approximate"):
+            lines.append(f"  note: {explanation['approximate']}")
         for pool in explanation["pools"]:
             if pool["state"] != "usable":
                 reason = f": {pool['reason']}" if pool.get("reason") else ""
@@ -106,15 +110,14 @@ def _explanation_lines(explanation: dict | None, *, max_devices: int, title: str
             for request in claim["requests"]:
                 lines.append(f"  {claim['claim']} request {request['request']} "
                              f"(class {request['deviceClassName']}, {request['count']} device(s)):")
-                shown = [c for c in request["candidates"] if c["verdict"] in ("chosen", "tentative")]
-                others = [c for c in request["candidates"] if c["verdict"] not in ("chosen", "tentative")]
+                shown = [c for c in request["candidates"] if c["verdict"] in ("chosen", "tried")]
+                others = [c for c in request["candidates"] if c["verdict"] not in ("chosen", "tried")]
                 room = max(max_devices - len(shown), 0)
                 listed = {id(c) for c in shown + others[:room]}
                 for candidate in request["candidates"]:
                     if id(candidate) not in listed:
                         continue
-                    mark = {"chosen": "+", "tentative": "~", "eligible": "o", "not-reached": "."}.get(
-                        candidate["verdict"], "-")
+                    mark = {"chosen": "+", "tried": "~", "rejected": "-"}.get(candidate["verdict"], ".")
                     lines.append(f"    {mark} {candidate['pool']}/{candidate['device']}: {candidate['reason']}")
                 rest = others[room:]
                 if rest:

@@ -9,28 +9,23 @@ import time
 from dataclasses import dataclass, field
 
 from allocator.engine import cel
-from allocator.engine.allocate import (
-    DEFAULT_MAX_STEPS,
-    AllocatedState,
-    Allocator,
-    Fatal,
-    NodeFailure,
-    SearchLimit,
-    allocated_state,
+from allocator.engine.allocate import DEFAULT_MAX_STEPS, AllocatedState, Fatal, allocated_state
+from allocator.engine.cycle import (
+    NO_SOLUTION,
+    attempt_node,
+    explain_attempt,
+    fit_error,
+    prefilter_problems,
 )
-from allocator.engine.explain import explain
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
-from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
+from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
 
 ALLOCATED, UNSATISFIABLE, INVALID = "allocated", "unsatisfiable", "invalid"
 EXIT_CODES = {ALLOCATED: 0, UNSATISFIABLE: 1, INVALID: 2}
-
-NO_SOLUTION = "cannot allocate all claims"
-INVALID_POOLS = "invalid resource pools were encountered"
 
 DEFAULT_TIME_LIMIT = 5.0  # seconds in all; the scheduler itself allows 10 s per node
 
@@ -107,42 +102,6 @@ def _fatal_problem(scenario: Scenario, exc: Fatal) -> Problem:
     return scenario.locate(problem)
 
 
-def _prefilter_prioritized(scenario: Scenario, pending: list, features: AllocatorFeatures) -> list[Problem]:
-    """The scheduler's PreFilter refuses subrequests before it looks at device classes."""
-    if features.prioritized_list:
-        return []
-    for claim in pending:
-        for ri, request in enumerate(claim.requests):
-            if request.first_available:
-                return [scenario.locate(Problem(
-                    f"resource claim {claim.key}, request {request.name}: has subrequests, "
-                    "but the DRAPrioritizedList feature is disabled",
-                    kind="ResourceClaim", name=claim.key,
-                    path=("spec", "devices", "requests", ri, "firstAvailable"), ref=claim.ref))]
-    return []
-
-
-def _missing_classes(scenario: Scenario, pending: list) -> list[Problem]:
-    """The scheduler's PreFilter check: every request's device class must exist."""
-    problems = []
-    for claim in pending:
-        for ri, request in enumerate(claim.requests):
-            entries = (
-                [(request.exactly, request.name, ("spec", "devices", "requests", ri, "exactly"))]
-                if request.exactly is not None
-                else [
-                    (sub, f"{request.name}/{sub.name}", ("spec", "devices", "requests", ri, "firstAvailable", si))
-                    for si, sub in enumerate(request.first_available)
-                ]
-            )
-            for sub, label, path in entries:
-                if sub.class_name and sub.class_name not in scenario.classes:
-                    problems.append(scenario.locate(Problem(
-                        f"request {label}: device class {sub.class_name} does not exist",
-                        kind="ResourceClaim", name=claim.key, path=path + ("deviceClassName",), ref=claim.ref)))
-    return problems
-
-
 def allocate(
     scenario: Scenario,
     *,
@@ -168,61 +127,42 @@ def allocate(
     if scenario.errors:
         return _invalid(scenario.errors, warnings, pending)
     features = AllocatorFeatures.from_gates(gates.scheduler)
-    prefilter = _prefilter_prioritized(scenario, pending, features)
+    prefilter = [scenario.locate(p) for p in prefilter_problems(pending, scenario.classes, features)]
     if prefilter:
         return _invalid(prefilter, warnings, pending)
-    missing = _missing_classes(scenario, pending)
-    if missing:
-        return _invalid(missing, warnings, pending)
 
     cel_options = cel.Options(list_type_attributes=features.list_type_attributes, stored=True)
     index = SliceIndex(scenario.slices)
     state: AllocatedState = allocated_state(scenario.claims, features)
     names = [node_name] if node_name else candidate_nodes(scenario, index)
     deadline = time.monotonic() + time_limit if time_limit else None
+    options = {"max_steps": max_steps, "deadline": deadline, "cel_options": cel_options, "share_ids": share_ids}
 
     verdicts: list[NodeVerdict] = []
-    last_allocator = None  # the first node tried explains an unsatisfiable outcome
+    explained = None  # the first node tried explains an unsatisfiable outcome
     for name in names:
-        node = node_for(scenario, name)
         try:
-            pools = gather_pools(node, index, features)
+            attempt = attempt_node(node_for(scenario, name), claims=pending, scenario=scenario, index=index,
+                                   features=features, allocated=state, options=options, record=explain_result)
         except PoolGatherError as exc:
             return _invalid([Problem(str(exc))], warnings, pending)
-        allocator = Allocator(
-            claims=pending, classes=scenario.classes, pools=pools, node=node, features=features,
-            allocated=state, max_steps=max_steps, deadline=deadline, cel_options=cel_options,
-            share_ids=share_ids, all_slices=scenario.slices,
-        )
-        try:
-            success = allocator.run()
-            if success:
-                verdicts.append(NodeVerdict(name, True, None, allocator.steps))
+        if attempt.fatal is not None:
+            return _invalid([_fatal_problem(scenario, attempt.fatal)], warnings, pending,
+                            message=attempt.message, node=name, verdicts=verdicts)
+        verdicts.append(NodeVerdict(name, attempt.fits, attempt.message, attempt.steps))
+        if attempt.fits:
+            allocator = attempt.allocator
+            try:
                 claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
-        except Fatal as exc:
-            return _invalid([_fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
-                            verdicts=verdicts)
-        except NodeFailure as exc:
-            verdicts.append(NodeVerdict(name, False, exc.message, allocator.steps))
-            last_allocator = last_allocator or allocator
-            continue
-        except SearchLimit as exc:
-            verdicts.append(NodeVerdict(name, False, exc.message, exc.steps))
-            last_allocator = last_allocator or allocator
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            continue
-        if success:
-            explanation = _safe_explain(allocator, True) if explain_result else None
+            except Fatal as exc:  # the result cannot be written (upstream fails the cycle)
+                return _invalid([_fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
+                                verdicts=verdicts[:-1])
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
-                           explanation=explanation)
-        message = INVALID_POOLS if any(p.invalid for p in pools) else NO_SOLUTION
-        verdicts.append(NodeVerdict(name, False, message, allocator.steps))
-        last_allocator = last_allocator or allocator
+                           explanation=explain_attempt(attempt) if explain_result else None)
+        explained = explained or attempt
+        if attempt.limit and deadline is not None and time.monotonic() > deadline:
+            break
 
-    explanation = None
-    if explain_result and last_allocator is not None and last_allocator.request_data:
-        explanation = _safe_explain(last_allocator, False)
     return Outcome(
         UNSATISFIABLE,
         node=None,
@@ -230,19 +170,8 @@ def allocate(
         claims=[_output_claim(c, None) for c in pending],
         warnings=warnings,
         verdicts=verdicts,
-        explanation=explanation,
+        explanation=explain_attempt(explained) if explain_result and explained is not None else None,
     )
-
-
-def _safe_explain(allocator: Allocator, success: bool) -> dict | None:
-    allocator.max_steps = allocator.steps + 10_000_000  # probing is not part of the search budget
-    allocator.deadline = None
-    if not success:
-        try:
-            allocator.replay_furthest()
-        except Fatal:
-            pass
-    return explain(allocator, success)
 
 
 def summary_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
@@ -252,11 +181,7 @@ def summary_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
     if not verdicts:
         return ("0/0 nodes are available: the scenario names no node "
                 "(add a Node object, a slice with nodeName, or pass --node)")
-    counts: dict[str, int] = {}
-    for v in verdicts:
-        counts[v.message or NO_SOLUTION] = counts.get(v.message or NO_SOLUTION, 0) + 1
-    histogram = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
-    return f"0/{len(verdicts)} nodes are available: {histogram}."
+    return fit_error(len(verdicts), [v.message or NO_SOLUTION for v in verdicts])
 
 
 def allocate_text(

@@ -221,7 +221,7 @@ def test_counter_exhausted_by_an_existing_claim_is_explained_with_amounts():
     outcome = run(partitioned([partition("part-a"), partition("part-b")], existing, claim("c", [request()])))
     assert outcome.outcome == "unsatisfiable"
     assert reasons(outcome, "default/c", "gpu")["part-b"] == \
-        "counter memory in set gpu-0 would need 6Gi with 2Gi left"
+        "counter memory in set gpu-0 needs 6Gi, 2Gi left after claim default/old (allocated before) took 6Gi on part-a"
     sets = outcome.explanation["counterSets"]
     assert sets[0]["counters"][0] == {
         "counter": "memory", "total": "8Gi", "allocatedBefore": "6Gi", "allocatedNow": "0", "free": "2Gi"}
@@ -240,8 +240,8 @@ def test_compatibility_groups_intersect_across_claims():
                   gates={"DRADeviceCompatibilityGroups": True})
     assert devices_of(outcome, "a") == ["gpu:mig-0"]
     assert devices_of(outcome, "b") == ["gpu:mig-1"]
-    assert reasons(outcome, "default/b", "gpu")["vgpu-0"] == \
-        "compatibility groups in counter set gpu-0: {mig} ∩ {vgpu} = ∅"
+    assert reasons(outcome, "default/b", "gpu")["vgpu-0"] == (
+        "compatibility groups in counter set gpu-0: {mig} ∩ {vgpu} = ∅ (set by mig-0 of claim default/a, request gpu)")
 
 
 def test_compatibility_groups_gate_off_makes_the_pool_incomplete():

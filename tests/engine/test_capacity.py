@@ -44,8 +44,8 @@ def device(**capacity):
 def test_shortfall_reports_the_capacity_that_does_not_fit():
     dev = device(bandwidth=Capacity(Q("10G")))
     used = {"dra.example.com/bandwidth": Decimal(7 * 10**9)}
-    assert shortfall(dev, {"dra.example.com/bandwidth": Q("4G")}, used, True) == (
-        "capacity", "bandwidth", Q("4G"), Decimal(3 * 10**9))
+    refusal = shortfall(dev, {"dra.example.com/bandwidth": Q("4G")}, used, True)
+    assert (refusal.code, refusal.capacity, refusal.need, refusal.free) == ("capacity", "bandwidth", "4G", "3G")
     assert shortfall(dev, {"dra.example.com/bandwidth": Q("3G")}, used, True) is None
 
 

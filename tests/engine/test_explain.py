@@ -26,7 +26,7 @@ def test_failed_search_is_explained_from_its_furthest_attempt():
     assert outcome.outcome == "unsatisfiable"
     assert explanation["blockedAt"] == {"claim": "default/training", "request": "gpu"}
     first = candidates(explanation, "default/inference", "gpu")
-    assert first["gpu-0-part-a"]["verdict"] == "tentative"
+    assert first["gpu-0-part-a"]["verdict"] == "tried"
     blocked = candidates(explanation, "default/training", "gpu")
     assert blocked["gpu-0-part-b"]["code"] == "counter"
     assert blocked["gpu-0-part-b"]["counterSet"] == "gpu-0"
@@ -47,7 +47,7 @@ def test_compatibility_state_records_each_pick_and_the_refusal():
     assert [step["device"] for step in state["steps"]] == ["mig-0", "mig-1"]
     assert state["final"] == "{mig}"
     refused = {d["device"]: d["rejected"] for d in state["devices"]}
-    assert refused["vgpu-0"].endswith("{mig} ∩ {vgpu} = ∅")
+    assert "{mig} ∩ {vgpu} = ∅ (set by mig-0 of claim default/mig-job" in refused["vgpu-0"]
 
 
 def test_node_operations_are_skipped_only_when_every_device_skips_them():

@@ -6,7 +6,8 @@ import pytest
 from allocator.engine import pods
 from allocator.engine.gates import AllocatorFeatures, ComponentGates, gates_from_dict
 from allocator.engine.nodefilter import NODE_AFFINITY, placement_of, prefilter_nodes
-from allocator.engine.pods import BOUND, PENDING, SCHEDULED, fit_error, generated_name
+from allocator.engine.cycle import fit_error
+from allocator.engine.pods import BOUND, PENDING, SCHEDULED, generated_name
 from allocator.engine.run import ALLOCATED, INVALID, UNSATISFIABLE, allocate_text
 from allocator.engine.scenario import read_scenario
 from tests.engine import cluster as k
@@ -404,11 +405,8 @@ def test_cel_runtime_error_in_a_template_claim_is_invalid_and_points_at_the_temp
 
 
 def test_fit_error_sorts_the_histogram_as_strings():
-    class V:
-        def __init__(self, reason):
-            self.fits, self.reason = False, reason
-    nodes = [V("node(s) were unschedulable")] * 2 + [V("cannot allocate all claims")] * 10
-    assert fit_error(12, nodes) == (
+    reasons = ["node(s) were unschedulable"] * 2 + ["cannot allocate all claims"] * 10
+    assert fit_error(12, reasons) == (
         "0/12 nodes are available: 10 cannot allocate all claims, 2 node(s) were unschedulable.")
 
 
