@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Callable
 
 import yaml
 
 from allocator.engine.gates import COMPONENTS
 from allocator.engine.pools import SliceIndex
+from allocator.engine.problems import DROPPED_ON_CREATE
 from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome, candidate_nodes
@@ -135,6 +138,112 @@ def claim_views(outcome: Outcome) -> list:
     return views
 
 
+def why_requests(explanation: dict) -> list:
+    """The why table per request: rows grouped by pool (the pool shown once), and runs of rows with
+    the same verdict and reason folded into one group so big pools stay readable."""
+    out = []
+    for claim in explanation.get("claims", []):
+        for request in claim["requests"]:
+            pools: list = []
+            for row in request["candidates"]:
+                if not pools or pools[-1]["pool"] != row["pool"]:
+                    pools.append({"pool": row["pool"], "rows": []})
+                pools[-1]["rows"].append(row)
+            for pool in pools:
+                pool["groups"] = _fold(pool["rows"])
+            out.append({**request, "claim": claim["claim"], "pools": pools})
+    return out
+
+
+FOLD_AT = 4  # a run of this many rows with one verdict and reason is folded
+
+
+def _fold(rows: list) -> list:
+    """[{"rows": [...], "folded": bool, ...}]: rows that matter alone, the rest folded by reason."""
+    groups: list = []
+    by_reason: dict = {}
+    for row in rows:
+        keeps = row["verdict"] in ("chosen", "tried") or row.get("stateDependent")
+        key = None if keeps else (row["verdict"], row.get("code"), _reason_kind(row))
+        if key is None:
+            groups.append({"rows": [row], "folded": False, "blocking": True})
+            continue
+        group = by_reason.get(key)
+        if group is None:
+            group = by_reason[key] = {"rows": [], "folded": False, "blocking": False,
+                                      "verdict": row["verdict"], "code": row.get("code")}
+            groups.append(group)
+        group["rows"].append(row)
+    for group in groups:
+        if len(group["rows"]) >= FOLD_AT and not group["blocking"]:
+            group["folded"] = True
+            reasons = {r["reason"] for r in group["rows"]}
+            group["reason"] = reasons.pop() if len(reasons) == 1 else _reason_kind(group["rows"][0])
+    # Unfolded groups go back to search order; folded ones keep the place of their first row.
+    flat: list = []
+    for group in groups:
+        if group["folded"]:
+            flat.append(group)
+        else:
+            flat.extend({"rows": [row], "folded": False, "blocking": group["blocking"]} for row in group["rows"])
+    order = {id(row): n for n, row in enumerate(rows)}
+    flat.sort(key=lambda g: order[id(g["rows"][0])])
+    return flat
+
+
+def _reason_kind(row: dict) -> str:
+    """The reason without the device-specific tail, to fold e.g. every `selector #0 is false` row together."""
+    return row["reason"].split(":", 1)[0] if row.get("code") else row["reason"]
+
+
+def replay_data(explanation: dict) -> dict:
+    """What the replay needs besides the steps: every device tile and every counter bar at the start."""
+    before = {"in-use", "shared"}
+    devices = [
+        {"key": f"{pool['pool']}/{d['device']}", "pool": pool["pool"], "device": d["device"],
+         "before": d["state"] if d["state"] in before else None}
+        for pool in explanation.get("deviceMap", []) for d in pool["devices"]
+    ]
+    counters = []
+    for cs in explanation.get("counterSets", []):
+        for c in cs["counters"]:
+            counters.append({"pool": cs["pool"], "counterSet": cs["counterSet"], "counter": c["counter"],
+                             "total": _amount(c["total"]), "before": _amount(c["allocatedBefore"]),
+                             "label": c["total"]})
+    trace = explanation.get("trace") or {"steps": [], "total": 0, "shown": 0}
+    return {"steps": trace["steps"], "total": trace["total"], "devices": devices, "counters": counters}
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One result panel: its template, and what it adds to the page context (None hides it)."""
+
+    key: str
+    template: str
+    build: Callable[[dict], dict | None]
+
+
+def _when(*keys):
+    return lambda ctx: {} if any(ctx.get(k) for k in keys) else None
+
+
+PANELS = [
+    Panel("pods", "panels/pods.html", lambda ctx: {} if ctx["outcome"].pods else None),
+    Panel("skew", "panels/skew.html", _when("dropped_fields", "ignored_slices", "unusable_pools")),
+    Panel("claims", "panels/claims.html", _when("claims")),
+    Panel("counters", "panels/counters.html", _when("counter_sets")),
+    Panel("groups", "panels/groups.html", _when("compatibility")),
+    Panel("capacity", "panels/capacity.html", _when("meters")),
+    Panel("why", "panels/why.html", lambda ctx: {"why_requests": why_requests(ctx["explanation"])}
+          if ctx.get("why") else None),
+    Panel("replay", "panels/replay.html", lambda ctx: {"replay": replay_data(ctx["explanation"])}
+          if ctx.get("explanation") and (ctx["explanation"].get("trace") or {}).get("steps") else None),
+    Panel("nodeops", "panels/nodeops.html", _when("node_operations")),
+    Panel("authz", "panels/authz.html", _when("status_authorization")),
+    Panel("devices", "panels/devices.html", _when("device_map")),
+]
+
+
 def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
     nodes: list[str] = []
     if scenario is not None and not scenario.errors:
@@ -149,9 +258,10 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
     }
     if outcome is None:
         context["error_lines_json"] = "[]"
+        context["panels"] = []
         return context
     problems = outcome.problems
-    dropped = [w for w in outcome.warnings if w.message.startswith("dropped on create")]
+    dropped = [w for w in outcome.warnings if w.code == DROPPED_ON_CREATE]
     context.update({
         "dropped_fields": dropped,
         "warnings": [w for w in outcome.warnings if w not in dropped],
@@ -178,4 +288,11 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
             "status_authorization": explanation.get("statusAuthorization", []),
             "kubelet_optional_ops": settings.component_gates().kubelet.enabled("DRAOptionalNodeOperations"),
         })
+    panels = []
+    for panel in PANELS:
+        extra = panel.build(context)
+        if extra is not None:
+            context.update(extra)
+            panels.append(panel)
+    context["panels"] = panels
     return context

@@ -262,7 +262,7 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
             entry["claim"] = allocator.claims[step.rd.claim_index].key
             entry["request"] = step.rd.name
         if step.device is not None:
-            entry["device"] = f"{step.device.pool}/{step.device.name}"
+            entry["device"] = step.device.name
             entry["pool"] = f"{step.device.driver}/{step.device.pool}"
         if step.kind == REJECT:
             entry["code"] = step.detail.code

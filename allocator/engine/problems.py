@@ -5,6 +5,7 @@ from dataclasses import dataclass, field, replace
 
 ERROR = "error"
 WARNING = "warning"
+DROPPED_ON_CREATE = "dropped-on-create"  # a field the apiserver drops because its gate is off
 
 
 def field_path(path: tuple) -> str:
@@ -36,6 +37,7 @@ class Problem:
     line: int | None = None
     column: int | None = None
     severity: str = ERROR
+    code: str = ""  # a stable kind of problem, for readers that treat some kinds apart
     # Position of the object in the input stream, used to look up lines.
     ref: tuple | None = field(default=None, compare=False)
 
@@ -67,6 +69,7 @@ class Problem:
             "line": self.line,
             "column": self.column,
             "message": self.message,
+            **({"code": self.code} if self.code else {}),
         }
 
 

@@ -16,7 +16,7 @@ from allocator.engine.objects import (
     build_node,
     build_slice,
 )
-from allocator.engine.problems import ERROR, WARNING, Problem, field_path
+from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, WARNING, Problem, field_path
 from allocator.engine.validation import validate
 
 RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
@@ -130,7 +130,7 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
             for path, gate in dropped:
                 scenario.problems.append(Problem(
                     f"dropped on create: the kube-apiserver has {gate} disabled",
-                    kind=kind, name=name, path=path, severity=WARNING, ref=raw.ref))
+                    kind=kind, name=name, path=path, severity=WARNING, code=DROPPED_ON_CREATE, ref=raw.ref))
         field_errors = validate(data, cel_check=cel_check)
         bad = False
         for fe in field_errors:

@@ -48,13 +48,39 @@
     if (link && gotoLine(parseInt(link.getAttribute("data-line"), 10))) event.preventDefault();
   });
 
-  document.addEventListener("input", function (event) {
-    if (event.target.id !== "why-filter") return;
-    var needle = event.target.value.toLowerCase();
-    document.querySelectorAll("table.why tbody tr").forEach(function (row) {
-      row.classList.toggle("hidden-row", needle && row.textContent.toLowerCase().indexOf(needle) < 0);
+  // The why table's filters: a text filter and "chosen and blocking only"; both kept across re-runs.
+  var FILTER_KEY = "dra-why-filter";
+  function filterState() {
+    try { return JSON.parse(sessionStorage.getItem(FILTER_KEY)) || {}; } catch (e) { return {}; }
+  }
+  function applyWhyFilter() {
+    var state = filterState();
+    var text = document.getElementById("why-filter");
+    var only = document.getElementById("why-blocking-only");
+    if (text && text.value !== (state.text || "")) text.value = state.text || "";
+    if (only) only.checked = !!state.blockingOnly;
+    var needle = (state.text || "").toLowerCase();
+    document.querySelectorAll("#panel-why table.why tbody tr:not(.pool-row)").forEach(function (row) {
+      var hide = (needle && row.textContent.toLowerCase().indexOf(needle) < 0) ||
+                 (state.blockingOnly && row.getAttribute("data-blocking") !== "1");
+      row.classList.toggle("hidden-row", !!hide);
     });
+  }
+  function saveWhyFilter() {
+    var text = document.getElementById("why-filter");
+    var only = document.getElementById("why-blocking-only");
+    var state = { text: text ? text.value : "", blockingOnly: !!(only && only.checked) };
+    try { sessionStorage.setItem(FILTER_KEY, JSON.stringify(state)); } catch (e) { /* ignore */ }
+    applyWhyFilter();
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "why-filter") saveWhyFilter();
   });
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "why-blocking-only") saveWhyFilter();
+  });
+  document.addEventListener("DOMContentLoaded", applyWhyFilter);
+  document.addEventListener("htmx:afterSettle", applyWhyFilter);
 })();
 
 // Copy and download the resulting claims.

@@ -53,7 +53,7 @@ def test_the_theme_toggle_switches_page_and_editor_to_dark(page: Page):
 
 def test_the_why_filter_hides_devices_that_do_not_match(page: Page):
     open_example(page, "simple-gpu")
-    rows = page.locator("#panel-why table.why tbody tr")
+    rows = page.locator("#panel-why table.why tbody tr[data-device]")
     expect(rows.filter(visible=True)).to_have_count(2)
 
     page.locator("#why-filter").fill("gpu-1")
@@ -82,6 +82,7 @@ def test_without_javascript_the_form_posts_and_returns_the_whole_page(browser: B
 # Each result panel from an example where it has something to say.
 PANELS = {
     "simple-gpu": ["panel-claims", "panel-why"],
+    "prioritized-list": ["panel-replay"],
     "partitionable-devices": ["panel-counters"],
     "consumable-capacity": ["panel-capacity"],
     "optional-node-operations": ["panel-nodeops"],

@@ -1,0 +1,132 @@
+// "Replay the search": step through the allocator's recorded steps; tiles and counter bars follow.
+(function () {
+  "use strict";
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function describe(step) {
+    if (!step) return "Before the first step: nothing is picked yet.";
+    var where = step.claim ? "claim " + step.claim + ", request " + step.request : "";
+    switch (step.kind) {
+      case "enter": return where + ": the search starts on this request.";
+      case "reject": return where + ": " + step.device + " rejected — " + step.reason;
+      case "pick": return where + ": " + step.device + " picked.";
+      case "undo": return where + ": " + step.device + " given up again (the rest could not be completed with it).";
+      case "done":
+        return step.outcome === "success" ? "Done: every claim has its devices."
+          : step.outcome === "gave-up" ? "The search gave up (step or time limit)."
+          : "Done: no combination works; the search failed.";
+      default: return where;
+    }
+  }
+
+  function Replay(root) {
+    var data = JSON.parse(root.querySelector("#replay-data").textContent);
+    this.steps = data.steps;
+    this.scrub = root.querySelector("[data-replay-scrub]");
+    this.position = root.querySelector("[data-replay-position]");
+    this.text = root.querySelector("[data-replay-text]");
+    this.tiles = {};
+    this.base = {};
+    var tileBox = root.querySelector("[data-replay-tiles]");
+    var self = this;
+    data.devices.forEach(function (d) {
+      var tile = el("span", "tile", d.device);
+      tile.setAttribute("data-key", d.key);
+      tile.appendChild(el("small", "", d.before || "free"));
+      tile.title = d.pool;
+      tileBox.appendChild(tile);
+      self.tiles[d.key] = tile;
+      self.base[d.key] = d.before;
+    });
+    this.bars = {};
+    var barBox = root.querySelector("[data-replay-bars]");
+    data.counters.forEach(function (c) {
+      var row = el("div", "bar-row");
+      row.appendChild(el("span", "bar-label", c.counterSet + " " + c.counter));
+      var bar = el("div", "bar");
+      var before = el("span", "seg before");
+      var now = el("span", "seg now");
+      before.style.width = (c.total > 0 ? 100 * c.before / c.total : 0) + "%";
+      bar.appendChild(before);
+      bar.appendChild(now);
+      row.appendChild(bar);
+      var text = el("span", "bar-text");
+      row.appendChild(text);
+      barBox.appendChild(row);
+      self.bars[c.pool + "|" + c.counterSet + "|" + c.counter] = { now: now, text: text, total: c.total, before: c.before, label: c.label };
+    });
+    root.querySelectorAll("[data-replay-go]").forEach(function (button) {
+      button.addEventListener("click", function () { self.go(button.getAttribute("data-replay-go")); });
+    });
+    this.scrub.addEventListener("input", function () { self.show(parseInt(self.scrub.value, 10) || 0); });
+    this.show(0);
+  }
+
+  Replay.prototype.go = function (where) {
+    var at = parseInt(this.scrub.value, 10) || 0;
+    var next = { first: 0, back: at - 1, forward: at + 1, last: this.steps.length }[where];
+    this.show(Math.max(0, Math.min(this.steps.length, next)));
+  };
+
+  // The state after `count` steps, recomputed from the start (the trace is bounded, so this stays cheap).
+  Replay.prototype.show = function (count) {
+    var picked = {}, marks = {}, used = {};
+    var i, step, key;
+    for (i = 0; i < count; i++) {
+      step = this.steps[i];
+      key = step.pool + "/" + step.device;
+      if (step.kind === "enter") {
+        marks = {};  // a new request: earlier rejections were for another request
+      } else if (step.kind === "reject") {
+        marks[key] = { state: "rejected", reason: step.reason };
+      } else if (step.kind === "pick" || step.kind === "undo") {
+        var sign = step.kind === "pick" ? 1 : -1;
+        if (sign > 0) { picked[key] = step; delete marks[key]; } else { delete picked[key]; marks[key] = { state: "undone" }; }
+        (step.counters || []).forEach(function (c) {
+          var k = step.pool + "|" + c.counterSet + "|" + c.counter;
+          used[k] = (used[k] || 0) + sign * c.amount;
+        });
+      }
+    }
+    var current = count > 0 ? this.steps[count - 1] : null;
+    var currentKey = current && current.device ? current.pool + "/" + current.device : null;
+    for (key in this.tiles) {
+      var tile = this.tiles[key], label = tile.querySelector("small"), state, note = "";
+      if (picked[key]) { state = "picked"; note = picked[key].claim + " · " + picked[key].request; }
+      else if (marks[key]) { state = marks[key].state; note = marks[key].reason || "given up"; }
+      else { state = this.base[key] || "free"; }
+      tile.className = "tile tile-" + state + (key === currentKey ? " tile-current" : "");
+      label.textContent = state === "picked" ? "picked" : state;
+      tile.title = note || state;
+    }
+    for (key in this.bars) {
+      var bar = this.bars[key], now = used[key] || 0;
+      bar.now.style.width = (bar.total > 0 ? Math.max(0, 100 * now / bar.total) : 0) + "%";
+      var free = bar.total - bar.before - now;
+      bar.text.textContent = "this attempt " + percent(now, bar.total) + ", free " + percent(free, bar.total) + " of " + bar.label;
+      bar.text.setAttribute("data-now", String(now));
+    }
+    this.scrub.value = String(count);
+    this.position.textContent = "step " + count + " of " + this.steps.length;
+    this.text.textContent = describe(current);
+  };
+
+  function percent(part, whole) { return whole > 0 ? Math.round(100 * part / whole) + "%" : "0%"; }
+
+  function init(scope) {
+    (scope || document).querySelectorAll("[data-replay]").forEach(function (root) {
+      if (root.getAttribute("data-ready")) return;
+      root.setAttribute("data-ready", "1");
+      new Replay(root);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { init(document); });
+  document.addEventListener("htmx:afterSettle", function () { init(document); });
+})();
