@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -12,9 +11,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/dynamic-resource-allocation/structured"
-	"sigs.k8s.io/yaml"
+	yaml3 "sigs.k8s.io/yaml/goyaml.v3"
 )
 
 // scenario holds the objects of one scenario file, in input order.
@@ -67,29 +65,59 @@ type header struct {
 	Items      []json.RawMessage `json:"items"`
 }
 
+// decodeScenario reads a YAML stream the way the playground does: YAML 1.2
+// scalars (so `Y` or `on` stay strings, where YAML 1.1 readers such as
+// kubectl's would see booleans), documents separated by `---`.
 func decodeScenario(data []byte) (*scenario, error) {
 	sc := &scenario{classes: map[string]*resourceapi.DeviceClass{}, nodes: map[string]*v1.Node{}}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	dec := yaml3.NewDecoder(bytes.NewReader(data))
 	for doc := 1; ; doc++ {
-		raw, err := reader.Read()
+		var obj any
+		err := dec.Decode(&obj)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %v", doc, err)
 		}
-		js, err := yaml.YAMLToJSON(raw)
+		if obj == nil {
+			continue
+		}
+		js, err := json.Marshal(obj)
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %v", doc, err)
-		}
-		if s := strings.TrimSpace(string(js)); s == "null" || s == "" {
-			continue
 		}
 		if err := sc.add(js, fmt.Sprintf("document %d", doc)); err != nil {
 			return nil, err
 		}
 	}
+	for _, c := range sc.claims {
+		setClaimDefaults(c.claim)
+	}
 	return sc, nil
+}
+
+// setClaimDefaults applies the kube-apiserver's defaulting for resource.k8s.io/v1
+// requests, as every stored claim has it: the allocation mode is ExactCount
+// unless given, and an exact count is 1 unless given.
+func setClaimDefaults(claim *resourceapi.ResourceClaim) {
+	defaultMode := func(mode *resourceapi.DeviceAllocationMode, count *int64) {
+		if *mode == "" {
+			*mode = resourceapi.DeviceAllocationModeExactCount
+		}
+		if *mode == resourceapi.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
+		}
+	}
+	for i := range claim.Spec.Devices.Requests {
+		req := &claim.Spec.Devices.Requests[i]
+		if req.Exactly != nil {
+			defaultMode(&req.Exactly.AllocationMode, &req.Exactly.Count)
+		}
+		for j := range req.FirstAvailable {
+			defaultMode(&req.FirstAvailable[j].AllocationMode, &req.FirstAvailable[j].Count)
+		}
+	}
 }
 
 func (sc *scenario) add(js []byte, where string) error {
