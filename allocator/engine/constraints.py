@@ -19,9 +19,13 @@ def lookup_attribute(device: Device, name: str) -> AttributeValue | None:
     return None
 
 
-def _scalar_key(value: AttributeValue):
-    """A comparable key for a scalar value: kind plus value (versions by semver precedence)."""
-    return (value.kind, value.value)
+def _same_scalar(a: AttributeValue, b: AttributeValue) -> bool:
+    """Equal kind and equal value; versions by their exact text (build metadata counts), as upstream."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "version":
+        return str(a.value) == str(b.value)
+    return a.value == b.value
 
 
 class Constraint:
@@ -69,17 +73,17 @@ class MatchAttribute(Constraint):
         return self._add_scalar(value, device)
 
     def _add_scalar(self, value, device) -> bool:
-        # Without list types, only scalar values can be matched: a list (or a value of
-        # unknown kind) is refused even on the first covered device.
-        if value.kind is None or value.is_list:
-            self.rejection = ("missing" if value.kind is None else "list", self.attribute, None)
-            return False
+        # Without list types the first covered device sets the value whatever its kind;
+        # every later one must carry an equal scalar (a list never equals anything).
         first = next((entry for entry in self.stack if entry is not None), None)
         if first is None:
             self.stack.append(("first", value))
             return True
         first_value = first[1]
-        if first_value.kind != value.kind or first_value.value != value.value:
+        if value.kind is None or value.is_list:
+            self.rejection = ("missing" if value.kind is None else "list", self.attribute, None)
+            return False
+        if not _same_scalar(first_value, value):
             self.rejection = ("mismatch", self.attribute, first_value, value)
             return False
         self.stack.append(("same", value))
@@ -135,14 +139,14 @@ class DistinctAttribute(Constraint):
                 if other.element_kind == value.element_kind and other.comparable_set() & mine:
                     self.rejection = ("duplicate", self.attribute, other, value)
                     return False
+        elif accepted and value.is_list:
+            # Without list types a list equals nothing and cannot be told apart: refused
+            # as soon as another covered device is there.
+            self.rejection = ("list", self.attribute, None)
+            return False
         else:
             for other in accepted:
-                if other.is_list:
-                    self.rejection = ("list", self.attribute, None)
-                    return False
-                if other.kind != value.kind:
-                    break  # a value of another kind decides at once: accept
-                if other.value == value.value:
+                if _same_scalar(other, value):
                     self.rejection = ("duplicate", self.attribute, other, value)
                     return False
         self.stack.append(value)
