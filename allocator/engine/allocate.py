@@ -484,9 +484,6 @@ class Allocator:
         if not admin and self.in_use(device_id):
             self.why = ("in-use",)
             return None
-        if not admin and not multi and self._has_live_share(device_id):
-            self.why = ("shared",)
-            return None
         s = self.slice_of_device[id(device)]
         if s.skip_node_operations:
             if not self.features.optional_node_operations:
