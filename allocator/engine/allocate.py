@@ -485,7 +485,9 @@ class Allocator:
             self.why = ("in-use",)
             return None
         s = self.slice_of_device[id(device)]
-        if s.skip_node_operations:
+        # Only the experimental allocator variant looks at skipNodeOperations; the
+        # incubating one (every alpha DRA gate off) allocates such devices as any other.
+        if s.skip_node_operations and self.features.experimental_variant:
             if not self.features.optional_node_operations:
                 self.why = ("node-ops-gate",)
                 return None
