@@ -311,10 +311,12 @@ class Allocator:
         devices = []
         for pool in self.pools:
             if pool.incomplete or pool.invalid:
+                # Not a per-node failure upstream (v0.37.2): the whole scheduling attempt fails.
                 state = "being updated" if pool.incomplete else "invalid"
-                raise NodeFailure(
+                raise Fatal(
                     f"claim {claim.key}, request {rd.request.name}: asks for all devices, "
-                    f"but resource pool {pool.id_str} is currently {state}"
+                    f"but resource pool {pool.id_str} is currently {state}",
+                    claim=claim, path=rd.path,
                 )
             for s in pool.device_slices:
                 for device in s.devices:

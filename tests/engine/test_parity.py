@@ -31,7 +31,7 @@ CASES = [
     ("list-on-version-build-metadata-distinct", {"DRAListTypeAttributes": True}, "allocated",
      ["device-1", "device-2"]),
     ("binding-conditions-empty-list", {"DRADeviceBindingConditions": False}, "allocated", ["device-1"]),
-    ("invalid-pool-with-binding-conditions-order", {}, "unsatisfiable",
+    ("invalid-pool-with-binding-conditions-order", {}, "invalid",
      "resource pool driver-a/a is currently invalid"),
     ("prioritized-disabled-missing-subclass", {"DRAPrioritizedList": False}, "invalid",
      "has subrequests, but the DRAPrioritizedList feature is disabled"),
