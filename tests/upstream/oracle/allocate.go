@@ -17,7 +17,6 @@ import (
 // The scheduler's default filter timeout (DRASchedulerFilterTimeout) per node.
 const defaultTimeout = 10 * time.Second
 
-
 // Result is shaped like the playground's `allocate -o json` output.
 type Result struct {
 	Outcome string        `json:"outcome"`
@@ -125,6 +124,9 @@ func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) (re
 		EnableListTypeAttributes: features.ListTypeAttributes,
 	})
 	ctx := context.Background()
+	// The stable variant iterates pools in Go map order (random); incubating is
+	// the same code with sorted pools, so it stands in for stable.
+	structured.EnableAllocators("incubating", "experimental")
 	allocator, err := structured.NewAllocator(ctx, features, allocatedState(sc, features), classLister{sc.classes}, sc.slices, celCache)
 	if err != nil {
 		return fail(err.Error())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,18 +73,22 @@ func decodeScenario(data []byte) (*scenario, error) {
 	sc := &scenario{classes: map[string]*resourceapi.DeviceClass{}, nodes: map[string]*v1.Node{}}
 	dec := yaml3.NewDecoder(bytes.NewReader(data))
 	for doc := 1; ; doc++ {
-		var obj any
-		err := dec.Decode(&obj)
+		var node yaml3.Node
+		err := dec.Decode(&node)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %v", doc, err)
 		}
-		if obj == nil {
+		var buf bytes.Buffer
+		if err := writeJSON(&buf, &node); err != nil {
+			return nil, fmt.Errorf("document %d: %v", doc, err)
+		}
+		js := buf.Bytes()
+		if s := strings.TrimSpace(string(js)); s == "null" || s == "" {
 			continue
 		}
-		js, err := json.Marshal(obj)
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %v", doc, err)
 		}
@@ -97,9 +102,74 @@ func decodeScenario(data []byte) (*scenario, error) {
 	return sc, nil
 }
 
+// jsonNumber is the JSON number syntax: a YAML number written that way keeps
+// its text, so a quantity such as `10e9` keeps its decimal-exponent format.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+func writeJSON(buf *bytes.Buffer, n *yaml3.Node) error {
+	switch n.Kind {
+	case yaml3.DocumentNode:
+		if len(n.Content) == 0 {
+			buf.WriteString("null")
+			return nil
+		}
+		return writeJSON(buf, n.Content[0])
+	case yaml3.AliasNode:
+		return writeJSON(buf, n.Alias)
+	case yaml3.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			key, _ := json.Marshal(n.Content[i].Value)
+			buf.Write(key)
+			buf.WriteByte(':')
+			if err := writeJSON(buf, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case yaml3.SequenceNode:
+		buf.WriteByte('[')
+		for i, item := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, item); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	switch tag := n.ShortTag(); {
+	case (tag == "!!int" || tag == "!!float") && jsonNumber.MatchString(n.Value):
+		buf.WriteString(n.Value)
+		return nil
+	case tag == "!!str" || tag == "!!binary" || tag == "!!timestamp":
+		out, _ := json.Marshal(n.Value)
+		buf.Write(out)
+		return nil
+	}
+	var value any
+	if err := n.Decode(&value); err != nil {
+		return err
+	}
+	out, err := json.Marshal(value)
+	if err != nil {
+		// .inf and .nan have no JSON form: pass the text on.
+		out, _ = json.Marshal(n.Value)
+	}
+	buf.Write(out)
+	return nil
+}
+
 // setClaimDefaults applies the kube-apiserver's defaulting for resource.k8s.io/v1
 // requests, as every stored claim has it: the allocation mode is ExactCount
-// unless given, and an exact count is 1 unless given.
+// unless given, an exact count is 1 unless given, a toleration's operator is
+// Equal unless given.
 func setClaimDefaults(claim *resourceapi.ResourceClaim) {
 	defaultMode := func(mode *resourceapi.DeviceAllocationMode, count *int64) {
 		if *mode == "" {
@@ -109,13 +179,22 @@ func setClaimDefaults(claim *resourceapi.ResourceClaim) {
 			*count = 1
 		}
 	}
+	defaultOperator := func(tolerations []resourceapi.DeviceToleration) {
+		for i := range tolerations {
+			if tolerations[i].Operator == "" {
+				tolerations[i].Operator = resourceapi.DeviceTolerationOpEqual
+			}
+		}
+	}
 	for i := range claim.Spec.Devices.Requests {
 		req := &claim.Spec.Devices.Requests[i]
 		if req.Exactly != nil {
 			defaultMode(&req.Exactly.AllocationMode, &req.Exactly.Count)
+			defaultOperator(req.Exactly.Tolerations)
 		}
 		for j := range req.FirstAvailable {
 			defaultMode(&req.FirstAvailable[j].AllocationMode, &req.FirstAvailable[j].Count)
+			defaultOperator(req.FirstAvailable[j].Tolerations)
 		}
 	}
 }
