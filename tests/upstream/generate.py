@@ -25,9 +25,10 @@ ADMIN_LABEL = "resource.kubernetes.io/admin-access"
 # the playground honours them, and the allocator has code for both values.
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRAConsumableCapacity", "DRAFractionalCapacityRange", "DRADeviceBindingConditions",
-         "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations")
+         "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
+         "DRADerivedAttributes")
 DEFAULTS = {"DRAListTypeAttributes": False, "DRADeviceCompatibilityGroups": False,
-            "DRAOptionalNodeOperations": False}
+            "DRAOptionalNodeOperations": False, "DRADerivedAttributes": False}
 
 
 @dataclass
@@ -263,7 +264,19 @@ def scenarios(draw) -> Generated:
                 admin_used = admin_used or body.get("adminAccess", False)
                 requests.append({"name": f"r{ri}", "exactly": body})
         spec = {"devices": {"requests": requests}}
-        if rare(draw, 3):
+        exact = [r for r in requests if "exactly" in r]
+        if exact and rare(draw, 5):
+            # A derived attribute must be used by a constraint.
+            request = draw(st.sampled_from(exact))
+            driver = dict(classes)[request["exactly"]["deviceClassName"]]
+            request["exactly"]["derivedAttributes"] = [{"name": "derived/key", "expression": draw(st.sampled_from([
+                f'device.attributes["{driver}"].index % 2',
+                f'has(device.attributes["{driver}"].model) ? device.attributes["{driver}"].model : "none"',
+                f'device.attributes["{driver}"].index > 0',
+            ]))}]
+            kind = draw(st.sampled_from(["matchAttribute", "distinctAttribute"]))
+            spec["devices"]["constraints"] = [{kind: "derived/key", "requests": [request["name"]]}]
+        elif rare(draw, 3):
             kind = draw(st.sampled_from(["matchAttribute", "distinctAttribute"]))
             attr = draw(st.sampled_from(attr_names[:2] * 3 + attr_names))
             if "/" not in attr:
@@ -302,6 +315,11 @@ def request_body(draw, classes, *, sub: bool) -> dict:
             f'has(device.attributes["{driver}"].driverVersion) && '
             f'device.attributes["{driver}"].driverVersion.isGreaterThan(semver("1.0.0"))',
             'device.allowMultipleAllocations',
+            f'device.attributes["{driver}"].?model.orValue("") != "l4"',
+            f'device.attributes["{driver}"].index.includes(1) || device.attributes["{driver}"].index == 0',
+            f'!has(device.attributes["{driver}"].links) || device.attributes["{driver}"].links.includes("x") '
+            f'|| device.attributes["{driver}"].links.includes(1)',
+            f'has(device.capacity["{driver}"].memory) && device.capacity["{driver}"].memory.isGreaterThan(quantity("8Gi"))',
         ]))}}]
     if rare(draw, 4):
         body["capacity"] = {"requests": {"memory": draw(st.sampled_from(["1Gi", "3Gi", "4Gi", "9Gi"]))}}
