@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test install install-test conformance bench clean test-postgres serve loadtest
+.PHONY: run test install install-test conformance bench clean test-postgres test-upstream services serve loadtest
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,11 +34,23 @@ test: install-test
 	    echo "make test: $(CHROMIUM) is missing and installing it needs root (sudo apt-get install chromium); browser tests will be skipped."; \
 	  fi; \
 	fi
+	@./.ci/services
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -n 2 tests
 	@$(MAKE) --no-print-directory test-postgres
 
-# The share store's tests again on PostgreSQL when a server answers (this machine runs one on
-# 127.0.0.1:5432); pytest-django creates and drops its own test_* database there.
+# PostgreSQL and Redis on 127.0.0.1 for the tests and the load test: started (installed first, as root)
+# when nothing answers there; without root, nothing changes and those tests keep to SQLite / skip.
+services:
+	@./.ci/services
+
+# The engine against Kubernetes' own allocator (tests/upstream, needs Go): every conformance case,
+# N generated scenarios (2,000 in `make test`) and the regressions. `make test-upstream N=50000`.
+N ?= 2000
+test-upstream: install-test
+	DRA_UPSTREAM_EXAMPLES=$(N) $(PY) -m pytest -p no:cacheprovider -q tests/upstream
+
+# The share store's tests again on PostgreSQL when a server answers (`make services` starts one on
+# 127.0.0.1:5432 as root); pytest-django creates and drops its own test_* database there.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/dra_playground
 test-postgres: install-test
 	@if $(PY) -c "import socket, sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); socket.create_connection((p.hostname or '127.0.0.1', p.port or 5432), 2).close()" "$(TEST_DATABASE_URL)" 2>/dev/null; then \
@@ -58,6 +70,7 @@ serve: install
 
 # 50 clients for 60 s against gunicorn and PostgreSQL on loopback (a script, not a test).
 loadtest: install
+	@./.ci/services
 	$(PY) scripts/loadtest.py
 
 conformance: install
@@ -67,4 +80,4 @@ bench: install
 	$(PY) scripts/bench_allocate.py
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache
+	rm -rf $(VENV) staticfiles .pytest_cache tests/upstream/.build

@@ -252,10 +252,12 @@ class Allocator:
         devices = []
         for pool in self.pools:
             if pool.incomplete or pool.invalid:
+                # Not a per-node failure upstream (v0.37.2): the whole scheduling attempt fails.
                 state = "being updated" if pool.incomplete else "invalid"
-                raise NodeFailure(
+                raise Fatal(
                     f"claim {claim.key}, request {rd.request.name}: asks for all devices, "
-                    f"but resource pool {pool.id_str} is currently {state}"
+                    f"but resource pool {pool.id_str} is currently {state}",
+                    claim=claim, path=rd.path,
                 )
             for s in pool.device_slices:
                 for device in s.devices:
@@ -406,10 +408,10 @@ class Allocator:
             return None, r.SameClaim()
         if not admin and attempt.in_use(device_id):
             return None, self._in_use_refusal(device)
-        if not admin and not multi and attempt.has_live_share(device_id):
-            return None, r.LiveShare(attempt.share_holders(device_id) if self.detail else ())
         s = self.slice_of_device[id(device)]
-        if s.skip_node_operations:
+        # Only the experimental allocator variant looks at skipNodeOperations; the
+        # incubating one (every alpha DRA gate off) allocates such devices as any other.
+        if s.skip_node_operations and self.features.experimental_variant:
             if not self.features.optional_node_operations:
                 return None, r.NodeOperationsGateOff()
             if OPTIONAL_NODE_OPERATIONS not in self.node.declared_features:

@@ -23,6 +23,20 @@ def lookup_attribute(device: Device, name: str) -> AttributeValue | None:
     return None
 
 
+def same_scalar(a: AttributeValue, b: AttributeValue) -> bool:
+    """Equal kind and equal value; versions by their exact text (build metadata counts), as upstream."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "version":
+        return str(a.value) == str(b.value)
+    return a.value == b.value
+
+
+def scalar_key(value: AttributeValue):
+    """What `same_scalar` compares: kind and value, versions as their exact text."""
+    return (value.kind, str(value.value) if value.kind == "version" else value.value)
+
+
 class Constraint:
     """Base: which requests are covered and how devices are added and removed."""
 
@@ -87,14 +101,14 @@ class MatchAttribute(Constraint):
         return self._add_scalar(rd, value, device)
 
     def _add_scalar(self, rd, value, device) -> ConstraintMismatch | None:
-        # Without list types, only scalar values can be matched: a list (or a value of
-        # unknown kind) is refused even on the first covered device.
-        if value.kind is None or value.is_list:
-            return self._refuse("missing" if value.kind is None else "list")
+        # Without list types the first covered device sets the value whatever its kind;
+        # every later one must carry an equal scalar (a list never equals anything).
         accepted = self._accepted()
         if accepted:
+            if value.kind is None or value.is_list:
+                return self._refuse("missing" if value.kind is None else "list")
             first_value, first_holder = accepted[0]
-            if first_value.kind != value.kind or first_value.value != value.value:
+            if not same_scalar(first_value, value):
                 return self._refuse("mismatch", value, first_value, (first_holder,))
         self.stack.append((value, self._holder(rd, device)))
         return None
@@ -127,7 +141,7 @@ class MatchAttribute(Constraint):
         matching = 0
         for device in devices:
             value = self.value_of(rd, device)
-            if value is not None and value.kind == first.kind and value.value == first.value:
+            if value is not None and same_scalar(value, first):
                 matching += 1
                 if matching >= needed:
                     return False
@@ -152,13 +166,13 @@ class DistinctAttribute(Constraint):
                     continue
                 if other.element_kind == value.element_kind and other.comparable_set() & mine:
                     return self._refuse("duplicate", value, other, (holder,))
+        elif accepted and value.is_list:
+            # Without list types a list equals nothing and cannot be told apart: refused
+            # as soon as another covered device is there.
+            return self._refuse("list")
         else:
             for other, holder in accepted:
-                if other.is_list:
-                    return self._refuse("list")
-                if other.kind != value.kind:
-                    break  # a value of another kind decides at once: accept
-                if other.value == value.value:
+                if same_scalar(other, value):
                     return self._refuse("duplicate", value, other, (holder,))
         self.stack.append((value, self._holder(rd, device)))
         return None
@@ -175,7 +189,7 @@ class DistinctAttribute(Constraint):
             if value is None or value.kind is None:
                 continue
             kinds.add(value.kind)
-            values.add(value.value)
+            values.add(scalar_key(value))
         if len(kinds) > 1 or any(k in LIST_KINDS for k in kinds):
             return False
-        return len(values - {v.value for v in taken}) < needed
+        return len(values - {scalar_key(v) for v in taken}) < needed

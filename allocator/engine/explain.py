@@ -24,7 +24,7 @@ REJECTED = "rejected"
 NOT_NEEDED = "not-needed"
 NOT_USED = "not-used"
 NOT_REACHED = "not-reached"
-IN_USE_CODES = ("in-use", "same-claim", "shared")
+IN_USE_CODES = ("in-use", "same-claim")
 
 
 def _row(device, pool, verdict: str, code: str | None, reason: str, refusal=None) -> dict:

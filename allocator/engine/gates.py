@@ -130,6 +130,13 @@ class AllocatorFeatures:
     optional_node_operations: bool = False
     derived_attributes: bool = False
 
+    @property
+    def experimental_variant(self) -> bool:
+        """Whether upstream picks its experimental allocator: only it supports the alpha DRA features,
+        and only it looks at skipNodeOperations."""
+        return (self.list_type_attributes or self.compatibility_groups or self.optional_node_operations
+                or self.derived_attributes)
+
     @staticmethod
     def from_gates(gates: FeatureGates) -> "AllocatorFeatures":
         on = gates.enabled

@@ -225,20 +225,6 @@ class SameClaim(Refusal):
 
 
 @dataclass(frozen=True, slots=True)
-class LiveShare(Refusal):
-    held_by: tuple = ()
-    code = "shared"
-    state_dependent = True
-
-    def text(self) -> str:
-        who = f" ({_holders_text(self.held_by)})" if self.held_by else ""
-        return f"has shares of consumable capacity{who}; it can no longer be allocated exclusively"
-
-    def holders(self) -> tuple:
-        return self.held_by
-
-
-@dataclass(frozen=True, slots=True)
 class GroupsIncompatible(Refusal):
     counter_set: str
     current: str  # the set's groups at that moment, described

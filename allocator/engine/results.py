@@ -35,7 +35,7 @@ def _result_entry(pick, slice_, features: AllocatorFeatures) -> dict:
         entry["shareID"] = pick.share_id
     if pick.consumed:
         entry["consumedCapacity"] = {name: str(amount) for name, amount in pick.consumed.items()}
-    if slice_.skip_node_operations:
+    if slice_.skip_node_operations and features.experimental_variant:
         entry["skipNodeOperations"] = list(slice_.skip_node_operations)
     return entry
 

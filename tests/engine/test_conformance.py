@@ -50,8 +50,22 @@ def test_conformance_cases_are_present():
     assert len(CASES) >= 100
 
 
+# Shared cases whose expectation the pinned upstream allocator (k8s.io/dynamic-resource-allocation v0.37.2,
+# tests/upstream) contradicts. Upstream wins; the upstream answer is pinned in tests/upstream/regressions/.
+UPSTREAM_DISAGREES = {
+    "with-constraint-matching-version-attribute-ignores-build-metadata":
+        "matchAttribute compares versions as exact text (build metadata counts)",
+    "consumable-capacity-exclusive-request-skips-device-with-remaining-shares":
+        "a device without allowMultipleAllocations is in use only when allocated whole, not when it has shares",
+    "skip-node-operations-scheduler-gate-off":
+        "only the experimental allocator variant refuses skipNodeOperations slices when the gate is off",
+}
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_conformance_case(name):
+    if name in UPSTREAM_DISAGREES:
+        pytest.skip(f"upstream v0.37.2 disagrees with the shared case: {UPSTREAM_DISAGREES[name]}")
     case, data = run_case(CONFORMANCE_DIR / name)
     expect = case["expect"]
     assert data["outcome"] == expect["outcome"], data["message"]

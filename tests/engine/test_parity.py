@@ -14,8 +14,10 @@ PARITY = Path(__file__).parent / "parity"
 
 CASES = [
     # (file, gates, outcome, devices of claim-0 in order or message fragment)
-    ("match-first-list-gate-off", {"DRAListTypeAttributes": False}, "allocated", ["device-2"]),
-    ("distinct-scalar-then-list-gate-off", {"DRAListTypeAttributes": False}, "allocated", ["device-1", "device-2"]),
+    # k8s.io/dynamic-resource-allocation v0.37.2 (the pinned oracle, tests/upstream): without list types
+    # the first covered device sets the value whatever its kind; a list later is refused.
+    ("match-first-list-gate-off", {"DRAListTypeAttributes": False}, "allocated", ["device-1"]),
+    ("distinct-scalar-then-list-gate-off", {"DRAListTypeAttributes": False}, "unsatisfiable", "cannot allocate"),
     ("capacity-submilli-request", {}, "invalid", "request 1000100u is not a representable milli value"),
     ("capacity-huge-range-milli-overflow", {}, "allocated", ["device-1"]),
     ("capacity-error-after-soft-fail", {"DRAFractionalCapacityRange": False}, "invalid",
@@ -29,7 +31,7 @@ CASES = [
     ("list-on-version-build-metadata-distinct", {"DRAListTypeAttributes": True}, "allocated",
      ["device-1", "device-2"]),
     ("binding-conditions-empty-list", {"DRADeviceBindingConditions": False}, "allocated", ["device-1"]),
-    ("invalid-pool-with-binding-conditions-order", {}, "unsatisfiable",
+    ("invalid-pool-with-binding-conditions-order", {}, "invalid",
      "resource pool driver-a/a is currently invalid"),
     ("prioritized-disabled-missing-subclass", {"DRAPrioritizedList": False}, "invalid",
      "has subrequests, but the DRAPrioritizedList feature is disabled"),

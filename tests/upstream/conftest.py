@@ -1,0 +1,17 @@
+import pytest
+
+from tests.upstream.driver import Oracle, OracleUnavailable, build_oracle, go_binary
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """Kubernetes' own allocator in one batch process; the tests that need it skip without Go."""
+    if go_binary() is None:
+        pytest.skip("Go is not installed: the upstream differential tests (Kubernetes' allocator as oracle) "
+                    "are skipped; the regressions still run against their stored upstream answers")
+    try:
+        binary = build_oracle()
+    except OracleUnavailable as exc:
+        pytest.fail(str(exc))
+    with Oracle(binary) as process:
+        yield process

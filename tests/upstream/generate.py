@@ -1,0 +1,337 @@
+"""Hypothesis strategies for valid random scenarios that exercise every feature of the allocator.
+
+A scenario is small on purpose (a few nodes, pools and claims): the point is the
+combinations, and Hypothesis shrinks a disagreement to its smallest form.
+Everything drawn here is valid input for the kube-apiserver; the gates are drawn
+too, and the objects are treated as already stored under any of them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+from hypothesis import strategies as st
+
+DRIVERS = ("gpu.example.com", "nic.example.com")
+NODES = ("node-a", "node-b", "node-c")
+REGIONS = ("r1", "r2")
+MODELS = ("a100", "h100", "l4")
+VERSIONS = ("1.0.0", "1.0.0+b1", "1.0.0+b2", "1.2.0", "2.0.0-rc.1")
+QUANTITIES = ("1Gi", "2Gi", "4Gi", "8Gi", "10G", "16Gi")
+TAINT_KEYS = ("maintenance", "degraded")
+ADMIN_LABEL = "resource.kubernetes.io/admin-access"
+
+# Gates a scenario may flip (the rest keep the 1.37 defaults). Locked GA gates are flipped too:
+# the playground honours them, and the allocator has code for both values.
+GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
+         "DRAConsumableCapacity", "DRAFractionalCapacityRange", "DRADeviceBindingConditions",
+         "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
+         "DRADerivedAttributes")
+DEFAULTS = {"DRAListTypeAttributes": False, "DRADeviceCompatibilityGroups": False,
+            "DRAOptionalNodeOperations": False, "DRADerivedAttributes": False}
+
+
+@dataclass
+class Generated:
+    text: str
+    node: str | None
+    gates: str
+
+    def __repr__(self):
+        return f"Generated(node={self.node!r}, gates={self.gates!r})\n---\n{self.text}"
+
+
+def rare(draw, n: int) -> bool:
+    """True one time in n; shrinks towards False, so a shrunk example keeps only the features it needs."""
+    return draw(st.integers(0, n - 1)) == n - 1
+
+
+@st.composite
+def gates(draw) -> dict:
+    chosen = {}
+    for name in GATES:
+        default = DEFAULTS.get(name, True)
+        # Alpha gates on half the time, the others off one time in six.
+        flip = rare(draw, 2 if name in DEFAULTS else 6)
+        chosen[name] = (not default) if flip else default
+    if not chosen["DRAPartitionableDevices"]:
+        # Kubernetes refuses DRADeviceCompatibilityGroups without DRAPartitionableDevices.
+        chosen["DRADeviceCompatibilityGroups"] = False
+    return chosen
+
+
+def node_selector(draw, *, allow_fields=True) -> dict:
+    if allow_fields and draw(st.booleans()):
+        # A node field selector takes exactly one value.
+        term = {"matchFields": [{"key": "metadata.name", "operator": draw(st.sampled_from(["In", "NotIn"])),
+                                 "values": [draw(st.sampled_from(NODES))]}]}
+    else:
+        op = draw(st.sampled_from(["In", "NotIn", "Exists"]))
+        req = {"key": "region", "operator": op}
+        if op != "Exists":
+            req["values"] = draw(st.lists(st.sampled_from(REGIONS), min_size=1, max_size=2, unique=True))
+        term = {"matchExpressions": [req]}
+    return {"nodeSelectorTerms": [term]}
+
+
+def attributes(draw, driver: str, index: int, list_types: bool) -> dict:
+    attrs = {}
+    if draw(st.integers(0, 4)) > 0:
+        attrs["model"] = {"string": draw(st.sampled_from(MODELS))}
+    attrs["index"] = {"int": index}
+    if draw(st.booleans()):
+        attrs["healthy"] = {"bool": draw(st.booleans())}
+    if draw(st.booleans()):
+        attrs["driverVersion"] = {"version": draw(st.sampled_from(VERSIONS))}
+    if draw(st.booleans()):
+        attrs[f"{driver}/numa"] = {"int": draw(st.integers(0, 1))}
+    if list_types and draw(st.booleans()):
+        kind = draw(st.sampled_from(["strings", "ints", "versions"]))
+        pool = {"strings": ["x", "y", "z"], "ints": [0, 1, 2], "versions": list(VERSIONS[:3])}[kind]
+        attrs["links"] = {kind: draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True))}
+    return attrs
+
+
+def capacity(draw, multi: bool) -> dict:
+    value = draw(st.sampled_from(["8Gi", "16Gi", "40Gi"]))
+    cap = {"value": value}
+    if multi and draw(st.booleans()):
+        kind = draw(st.sampled_from(["range", "values", "default"]))
+        if kind == "range":
+            # The value must be min plus a whole number of steps: min is the step here.
+            step = draw(st.sampled_from(["1Gi", "2Gi", "512Mi"]))
+            cap["requestPolicy"] = {"default": step, "validRange": {"min": step, "max": value}}
+            if draw(st.booleans()):
+                cap["requestPolicy"]["validRange"]["step"] = step
+        elif kind == "values":
+            cap["requestPolicy"] = {"default": "2Gi", "validValues": ["2Gi", "4Gi", "8Gi"]}
+        else:
+            cap["requestPolicy"] = {"default": "4Gi"}
+    return {"memory": cap}
+
+
+@st.composite
+def scenarios(draw) -> Generated:
+    g = draw(gates())
+    objects: list[dict] = []
+    node_names = list(NODES[: draw(st.integers(1, 3))])
+    for name in node_names:
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {"region": draw(st.sampled_from(REGIONS))}}}
+        if rare(draw, 3):
+            node["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
+        objects.append(node)
+
+    # Pools: each has one or two device slices, maybe a counter slice, and may be incomplete.
+    devices_by_driver: dict[str, list[tuple]] = {d: [] for d in DRIVERS}
+    multi_devices = set()
+    device_capacity = {}
+    for pi in range(draw(st.integers(1, 3))):
+        driver = draw(st.sampled_from(DRIVERS))
+        pool = f"pool-{pi}"
+        generation = draw(st.integers(1, 2))
+        where = draw(st.sampled_from(["nodeName", "nodeName", "allNodes", "nodeSelector", "perDevice"]))
+        pool_node = draw(st.sampled_from(node_names))
+        with_counters = rare(draw, 3)
+        counter_sets = []
+        if with_counters:
+            counter_sets = [{"name": f"cs-{k}", "counters": {"mem": {"value": draw(st.sampled_from(["8Gi", "16Gi"]))}}}
+                            for k in range(draw(st.integers(1, 2)))]
+        n_device_slices = draw(st.integers(1, 2))
+        slices = []
+        device_index = 0
+        for si in range(n_device_slices):
+            devices = []
+            for _ in range(draw(st.integers(1, 4))):
+                name = f"dev-{pi}-{device_index}"
+                device = {"name": name}
+                attrs = attributes(draw, driver, device_index, True)
+                device["attributes"] = attrs
+                multi = rare(draw, 4)
+                if multi:
+                    device["allowMultipleAllocations"] = True
+                    multi_devices.add((driver, pool, name))
+                if rare(draw, 3) or multi:
+                    device["capacity"] = capacity(draw, multi)
+                    device_capacity[(driver, pool, name)] = device["capacity"]
+                if counter_sets and draw(st.integers(0, 3)) > 0:
+                    cs = draw(st.sampled_from(counter_sets))
+                    entry = {"counterSet": cs["name"], "counters": {"mem": {"value": draw(st.sampled_from(["4Gi", "8Gi"]))}}}
+                    if rare(draw, 3):
+                        entry["compatibilityGroups"] = draw(st.lists(st.sampled_from(["mig", "vgpu"]), min_size=1,
+                                                                      max_size=2, unique=True))
+                    device["consumesCounters"] = [entry]
+                if rare(draw, 5):
+                    device["taints"] = [{"key": draw(st.sampled_from(TAINT_KEYS)),
+                                         "value": "true",
+                                         "effect": draw(st.sampled_from(["NoSchedule", "NoExecute"]))}]
+                if rare(draw, 6):
+                    device["bindingConditions"] = ["Ready"]
+                    device["bindingFailureConditions"] = ["Failed"]
+                    if draw(st.booleans()):
+                        device["bindsToNode"] = True
+                if where == "perDevice":
+                    which = draw(st.sampled_from(["nodeName", "allNodes", "nodeSelector"]))
+                    if which == "nodeName":
+                        device["nodeName"] = draw(st.sampled_from(node_names))
+                    elif which == "allNodes":
+                        device["allNodes"] = True
+                    else:
+                        device["nodeSelector"] = node_selector(draw)
+                devices.append(device)
+                devices_by_driver[driver].append((pool, name))
+                device_index += 1
+            spec = {"driver": driver, "pool": {"name": pool, "generation": generation}, "devices": devices}
+            slices.append(({"name": f"{pool}-s{si}"}, spec))
+        if counter_sets:
+            slices.append(({"name": f"{pool}-counters"},
+                           {"driver": driver, "pool": {"name": pool, "generation": generation},
+                            "sharedCounters": counter_sets}))
+        count = len(slices) + (1 if rare(draw, 10) else 0)  # sometimes incomplete
+        skip_ops = rare(draw, 6)
+        for meta, spec in slices:
+            spec["pool"]["resourceSliceCount"] = count
+            if where == "nodeName":
+                spec["nodeName"] = pool_node
+            elif where == "allNodes":
+                spec["allNodes"] = True
+            elif where == "nodeSelector":
+                spec["nodeSelector"] = node_selector(draw, allow_fields=False)
+            elif "devices" in spec:
+                spec["perDeviceNodeSelection"] = True
+            else:
+                spec["nodeName"] = pool_node
+            if skip_ops and "devices" in spec:
+                spec["skipNodeOperations"] = ["*"]
+            objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta,
+                            "spec": spec})
+
+    # Classes: one per driver, some with an extra selector or config.
+    classes = []
+    for driver in [d for d in DRIVERS if devices_by_driver[d]]:
+        name = driver.split(".")[0]
+        selectors = [{"cel": {"expression": f'device.driver == "{driver}"'}}]
+        extra = draw(st.integers(0, 3))
+        if extra == 1:
+            selectors.append({"cel": {"expression": f'!has(device.attributes["{driver}"].healthy) || '
+                                                    f'device.attributes["{driver}"].healthy'}})
+        elif extra == 2:
+            selectors.append({"cel": {"expression": f'has(device.capacity["{driver}"].memory) ? '
+                                                    f'device.capacity["{driver}"].memory.compareTo(quantity("8Gi")) >= 0 : true'}})
+        spec = {"selectors": selectors}
+        if rare(draw, 5):
+            spec["config"] = [{"opaque": {"driver": driver, "parameters": {"class": name}}}]
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+                        "spec": spec})
+        classes.append((name, driver))
+
+    # Already-allocated claims: each holds one device (whole, shared or with admin access).
+    admin_used = False
+    all_devices = [(d, p, n) for d in DRIVERS for p, n in devices_by_driver[d]]
+    for ai in range(draw(st.integers(0, 2)) if all_devices else 0):
+        driver, pool, name = draw(st.sampled_from(all_devices))
+        cls = driver.split(".")[0]
+        exactly = {"deviceClassName": cls}
+        result = {"request": "r0", "driver": driver, "pool": pool, "device": name}
+        if (driver, pool, name) in multi_devices and draw(st.integers(0, 3)) > 0:
+            result["shareID"] = f"00000000-0000-4000-8000-00000000000{ai}"
+            if (driver, pool, name) in device_capacity:
+                amount = draw(st.sampled_from(["1Gi", "2Gi", "4Gi"]))
+                exactly["capacity"] = {"requests": {"memory": amount}}
+                result["consumedCapacity"] = {"memory": amount}
+        elif rare(draw, 5):
+            exactly["adminAccess"] = True
+            result["adminAccess"] = True
+            admin_used = True
+        objects.append({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": f"held-{ai}", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "r0", "exactly": exactly}]}},
+            "status": {"allocation": {"devices": {"results": [result]}}},
+        })
+
+    # Claims to allocate.
+    attr_names = ["model", "index", "healthy", "driverVersion", "gpu.example.com/numa", "links"]
+    for ci in range(draw(st.integers(1, 3))):
+        requests = []
+        for ri in range(draw(st.integers(1, 2))):
+            if rare(draw, 4):
+                subs = [dict(name=f"s{k}", **request_body(draw, classes, sub=True))
+                        for k in range(draw(st.integers(1, 3)))]
+                requests.append({"name": f"r{ri}", "firstAvailable": subs})
+            else:
+                body = request_body(draw, classes, sub=False)
+                admin_used = admin_used or body.get("adminAccess", False)
+                requests.append({"name": f"r{ri}", "exactly": body})
+        spec = {"devices": {"requests": requests}}
+        exact = [r for r in requests if "exactly" in r]
+        if exact and rare(draw, 5):
+            # A derived attribute must be used by a constraint.
+            request = draw(st.sampled_from(exact))
+            driver = dict(classes)[request["exactly"]["deviceClassName"]]
+            request["exactly"]["derivedAttributes"] = [{"name": "derived/key", "expression": draw(st.sampled_from([
+                f'device.attributes["{driver}"].index % 2',
+                f'has(device.attributes["{driver}"].model) ? device.attributes["{driver}"].model : "none"',
+                f'device.attributes["{driver}"].index > 0',
+            ]))}]
+            kind = draw(st.sampled_from(["matchAttribute", "distinctAttribute"]))
+            spec["devices"]["constraints"] = [{kind: "derived/key", "requests": [request["name"]]}]
+        elif rare(draw, 3):
+            kind = draw(st.sampled_from(["matchAttribute", "distinctAttribute"]))
+            attr = draw(st.sampled_from(attr_names[:2] * 3 + attr_names))
+            if "/" not in attr:
+                attr = f"{draw(st.sampled_from(DRIVERS))}/{attr}"
+            constraint = {kind: attr}
+            if draw(st.booleans()):
+                constraint["requests"] = [draw(st.sampled_from([r["name"] for r in requests]))]
+            spec["devices"]["constraints"] = [constraint]
+        if rare(draw, 6):
+            spec["devices"]["config"] = [{"requests": [requests[0]["name"]],
+                                          "opaque": {"driver": DRIVERS[0], "parameters": {"claim": ci}}}]
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                        "metadata": {"name": f"claim-{ci}", "namespace": "default"}, "spec": spec})
+
+    if admin_used:
+        objects.insert(0, {"apiVersion": "v1", "kind": "Namespace",
+                           "metadata": {"name": "default", "labels": {ADMIN_LABEL: "true"}}})
+    node = draw(st.one_of(st.none(), st.sampled_from(node_names)))
+    text = yaml.safe_dump_all(objects, sort_keys=False)
+    gate_text = ",".join(f"{k}={str(v).lower()}" for k, v in g.items())
+    return Generated(text, node, gate_text)
+
+
+def request_body(draw, classes, *, sub: bool) -> dict:
+    cls, driver = draw(st.sampled_from(classes))
+    body = {"deviceClassName": cls}
+    mode = draw(st.integers(0, 9))
+    if mode == 0:
+        body["allocationMode"] = "All"
+    elif mode == 1:
+        body["count"] = 2
+    if rare(draw, 4):
+        body["selectors"] = [{"cel": {"expression": draw(st.sampled_from([
+            f'device.attributes["{driver}"].index >= 1',
+            f'has(device.attributes["{driver}"].model) && device.attributes["{driver}"].model == "h100"',
+            f'has(device.attributes["{driver}"].driverVersion) && '
+            f'device.attributes["{driver}"].driverVersion.isGreaterThan(semver("1.0.0"))',
+            'device.allowMultipleAllocations',
+            f'device.attributes["{driver}"].?model.orValue("") != "l4"',
+            f'device.attributes["{driver}"].index.includes(1) || device.attributes["{driver}"].index == 0',
+            f'!has(device.attributes["{driver}"].links) || device.attributes["{driver}"].links.includes("x") '
+            f'|| device.attributes["{driver}"].links.includes(1)',
+            f'has(device.capacity["{driver}"].memory) && device.capacity["{driver}"].memory.isGreaterThan(quantity("8Gi"))',
+        ]))}}]
+    if rare(draw, 4):
+        body["capacity"] = {"requests": {"memory": draw(st.sampled_from(["1Gi", "3Gi", "4Gi", "9Gi"]))}}
+    if not sub and rare(draw, 7):
+        body["adminAccess"] = True
+    if rare(draw, 4):
+        tol = {"key": draw(st.sampled_from(TAINT_KEYS))}
+        if draw(st.booleans()):
+            tol["operator"] = "Exists"
+        else:
+            tol["value"] = "true"
+        if draw(st.booleans()):
+            tol["effect"] = draw(st.sampled_from(["NoSchedule", "NoExecute"]))
+        body["tolerations"] = [tol]
+    return body
