@@ -95,7 +95,7 @@ def _request_rows(allocator: Allocator, recorder: SearchRecorder, rd, visit: lis
             reason = f"not needed: the request already had its {rd.num_devices} device(s)"
             entry = _row(device, pool, NOT_NEEDED, None, reason)
             if refusal is not None:
-                entry["reason"] = f"{reason} (and {refusal.text()})"
+                entry["reason"] = f"{reason}; it would fail anyway: {refusal.text()}"
                 entry["would"] = refusal.code
             rows.append(entry)
         else:
@@ -206,9 +206,12 @@ def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> s
                  for r in c["requests"] if r["request"] == rd.name), [])
     node = allocator.node.name
     prefix = ""
-    if recorder.outcome == "gave-up":
-        prefix = f"the search gave up after {allocator.steps} steps before it found an answer; furthest: "
     need = rd.num_devices
+    if recorder.outcome == "gave-up":
+        # The search stopped in the middle of a request: counting its rows would mislead.
+        return (f"the search gave up after {allocator.steps} steps before it found an answer; its furthest "
+                f"attempt had {recorder.furthest[1]} of the {_plural(need, 'device')} that request {rd.name} of "
+                f"claim {claim.key} needs")
     asks = f"request {rd.name} of claim {claim.key} needs {_plural(need, 'device')}"
     if not rows:
         unusable = [p for p in allocator.pools if not p.usable]

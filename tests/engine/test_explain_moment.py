@@ -182,3 +182,14 @@ def test_capacity_short_names_the_share_that_holds_it():
     assert (row["verdict"], row["code"], row["facts"]["free"]) == ("rejected", "capacity", "4G")
     assert row["heldBy"][0]["claim"] == "default/a" and row["heldBy"][0]["amount"] == "6G"
     assert "needs 6G, 4G free" in outcome.explanation["headline"]
+
+
+def test_a_search_that_gives_up_says_so_and_does_not_count_rows_it_never_reached():
+    devices = [dev(f"g{i}", numa=i % 8) for i in range(40)]
+    outcome = run([gpu_class(), node(), slice_("s", devices), claim("a", [request(count=3)]),
+                   claim("c", [request(count=9)], constraints=[{"distinctAttribute": "gpu.example.com/numa"}])],
+                  max_steps=300)
+    assert outcome.message == "search gave up after 300 steps"
+    headline = outcome.explanation["headline"]
+    assert headline.startswith("the search gave up after") and "pass its selectors" not in headline
+    assert outcome.explanation["outcome"] == "gave-up"
