@@ -155,7 +155,8 @@ def why_requests(explanation: dict) -> list:
     return out
 
 
-FOLD_AT = 4  # a run of this many rows with one verdict and reason is folded
+FOLD_AT = 4  # this many rows with one verdict and kind of reason are folded
+FOLD_BLOCKING_AT = 3  # rows that block (in use, counters, …) fold only with the very same reason
 
 
 def _fold(rows: list) -> list:
@@ -163,19 +164,20 @@ def _fold(rows: list) -> list:
     groups: list = []
     by_reason: dict = {}
     for row in rows:
-        keeps = row["verdict"] in ("chosen", "tried") or row.get("stateDependent")
-        key = None if keeps else (row["verdict"], row.get("code"), _reason_kind(row))
-        if key is None:
+        if row["verdict"] in ("chosen", "tried"):
             groups.append({"rows": [row], "folded": False, "blocking": True})
             continue
+        blocking = bool(row.get("stateDependent"))
+        # Blocking rows fold only with rows of the very same reason; the others by the kind of reason.
+        key = (row["verdict"], row.get("code"), row["reason"] if blocking else _reason_kind(row), blocking)
         group = by_reason.get(key)
         if group is None:
-            group = by_reason[key] = {"rows": [], "folded": False, "blocking": False,
+            group = by_reason[key] = {"rows": [], "folded": False, "blocking": blocking,
                                       "verdict": row["verdict"], "code": row.get("code")}
             groups.append(group)
         group["rows"].append(row)
     for group in groups:
-        if len(group["rows"]) >= FOLD_AT and not group["blocking"]:
+        if len(group["rows"]) >= (FOLD_AT if not group["blocking"] else FOLD_BLOCKING_AT):
             group["folded"] = True
             reasons = {r["reason"] for r in group["rows"]}
             group["reason"] = reasons.pop() if len(reasons) == 1 else _reason_kind(group["rows"][0])
@@ -185,7 +187,8 @@ def _fold(rows: list) -> list:
         if group["folded"]:
             flat.append(group)
         else:
-            flat.extend({"rows": [row], "folded": False, "blocking": group["blocking"]} for row in group["rows"])
+            flat.extend({"rows": [row], "folded": False, "blocking": group["blocking"] or row["verdict"] in (
+                "chosen", "tried")} for row in group["rows"])
     order = {id(row): n for n, row in enumerate(rows)}
     flat.sort(key=lambda g: order[id(g["rows"][0])])
     return flat

@@ -83,6 +83,7 @@ def test_without_javascript_the_form_posts_and_returns_the_whole_page(browser: B
 PANELS = {
     "simple-gpu": ["panel-claims", "panel-why"],
     "prioritized-list": ["panel-replay"],
+    "mig-8-gpu": ["panel-why", "panel-devices"],
     "partitionable-devices": ["panel-counters"],
     "consumable-capacity": ["panel-capacity"],
     "optional-node-operations": ["panel-nodeops"],
