@@ -201,6 +201,16 @@ def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> s
     rd = recorder.furthest_rd
     if rd is None:
         return None
+    sentence = _blocked_sentence(allocator, recorder, claims, rd)
+    if rd.parent_name is not None and recorder.outcome != "gave-up":
+        request = allocator.claims[rd.claim_index].requests[rd.request_index]
+        others = [sub.name for si, sub in enumerate(request.first_available) if si != rd.sub_index]
+        if others:
+            sentence += f"; its other alternatives ({', '.join(others)}) did not fit either"
+    return sentence
+
+
+def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: list, rd) -> str:
     claim = allocator.claims[rd.claim_index]
     rows = next((r["candidates"] for c in claims if c["claim"] == claim.key
                  for r in c["requests"] if r["request"] == rd.name), [])
@@ -234,10 +244,10 @@ def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> s
         if not held:
             taken = "it is not taken" if len(passing) == 1 else (
                 "neither is taken" if len(passing) == 2 else "none is taken")
-            return (f"{prefix}{asks}; on {node} {_plural(len(passing), 'device')} pass its selectors and "
-                    f"{taken}; no {need} exist")
-        return (f"{prefix}{asks}; on {node} only {_plural(len(passing), 'device')} pass its selectors, and "
-                f"{held[0]['device']} is not free: {held[0]['reason']}")
+            return (f"{prefix}{asks}; on {node} {_plural(len(passing), 'device')} {_pass(passing)} its selectors "
+                    f"and {taken}; no {need} exist")
+        return (f"{prefix}{asks}; on {node} only {_plural(len(passing), 'device')} {_pass(passing)} its "
+                f"selectors, and {held[0]['device']} is not free: {held[0]['reason']}")
     if held:
         taken = [r for r in held if r["code"] in IN_USE_CODES]
         other = [r for r in held if r["code"] not in IN_USE_CODES]
@@ -249,8 +259,12 @@ def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> s
             parts.append(f"{', '.join(r['device'] for r in taken[:3])}{' …' if len(taken) > 3 else ''} {verb} "
                          f"taken ({taken[0]['reason']})")
         return f"{prefix}{asks}; " + "; ".join(parts)
-    return (f"{prefix}{asks}; {_plural(len(passing), 'device')} pass its selectors, but no {need} of them "
-            "fit together with the other requests and constraints")
+    return (f"{prefix}{asks}; {_plural(len(passing), 'device')} {_pass(passing)} its selectors, but no {need} "
+            "of them fit together with the other requests and constraints")
+
+
+def _pass(rows: list) -> str:
+    return "passes" if len(rows) == 1 else "pass"
 
 
 # --- the replay ---------------------------------------------------------------------------------------

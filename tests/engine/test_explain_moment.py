@@ -193,3 +193,37 @@ def test_a_search_that_gives_up_says_so_and_does_not_count_rows_it_never_reached
     headline = outcome.explanation["headline"]
     assert headline.startswith("the search gave up after") and "pass its selectors" not in headline
     assert outcome.explanation["outcome"] == "gave-up"
+
+
+def test_every_alternative_of_a_failed_prioritized_request_keeps_the_rows_of_its_try():
+    def sized(name, size):
+        return {"name": name, "attributes": {"size": {"string": size}}}
+
+    def alternative(name, size):
+        return {"name": name, "deviceClassName": "gpu", "count": 2, "selectors": [
+            {"cel": {"expression": f'device.attributes["gpu.example.com"].size == "{size}"'}}]}
+
+    outcome = run([gpu_class(), node(), slice_("s", [sized("s0", "small"), sized("l0", "large")]),
+                   claim("a", [{"name": "gpu", "firstAvailable": [alternative("large", "large"),
+                                                                   alternative("small", "small")]}])])
+    assert verdicts(outcome, "default/a", "gpu/large") == {"s0": ("rejected", "selector"), "l0": ("tried", "given-up")}
+    assert verdicts(outcome, "default/a", "gpu/small")["l0"] == ("rejected", "selector")
+    assert outcome.explanation["headline"] == (
+        "request gpu/large of claim default/a needs 2 devices; on worker-1 1 device passes its selectors and it is "
+        "not taken; no 2 exist; its other alternatives (small) did not fit either")
+
+
+def test_pods_mode_explains_with_the_slices_the_scheduler_ignores():
+    from . import cluster as k
+
+    counters = [{"name": "gpu-0", "counters": {"memory": {"value": "80Gi"}}}]
+    text = k.dump(k.node("node-a"), k.device_class(),
+                  k.resource_slice("node-a", [], counters=counters, count=2, suffix="c0unt"),
+                  k.resource_slice("node-a", [k.gpu("gpu-1", 1)], count=2),
+                  k.pod("p", templates=[("gpu", "t")]),
+                  k.template("t", k.claim_spec(k.request())))
+    _, outcome = allocate_text(text, gates=ComponentGates.uniform(gates_from_dict({"DRAPartitionableDevices": False})))
+    explanation = outcome.pods[0].explanation
+    assert explanation["ignoredSlices"] == [{
+        "slice": "node-a-gpu.example.com-c0unt", "pool": "gpu.example.com/node-a",
+        "reason": "it publishes sharedCounters and DRAPartitionableDevices is disabled"}]
