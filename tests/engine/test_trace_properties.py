@@ -134,3 +134,34 @@ def test_rows_and_trace_agree_and_never_blame_a_later_pick(text):
             for row in r["candidates"]:
                 if row["verdict"] == "rejected" and row["code"] != "no-room" and row.get("stateDependent"):
                     assert (c["claim"], r["request"], row["device"], row["code"]) in rejected_steps
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_a_failure_reports_the_first_attempt_that_got_furthest(text):
+    try:
+        allocator, recorder, found = search(text, prune=False)
+    except SearchLimit:
+        return
+    if found:
+        return
+    held: list = []
+    best, best_held = (-1, -1), None
+    for step in recorder.steps:
+        if step.rd is None:
+            continue
+        rd = step.rd
+        key = (rd.claim_index, rd.request_index, rd.sub_index)
+        item = (rd.claim_index, rd.request_index, rd.sub_index, step.device.id_str if step.device else None)
+        if step.kind == PICK:
+            held.append(item)
+        elif step.kind == UNDO:
+            held.remove(item)
+        if step.kind not in (PICK, "enter"):
+            continue
+        depth = (allocator.request_offset[rd.claim_index] + rd.request_index,
+                 sum(1 for h in held if h[:3] == key))
+        if depth > best:
+            best, best_held = depth, list(held)
+    reported = [(ci, p.rd.request_index, p.rd.sub_index, p.device.id_str) for ci, p in recorder.reported_picks()]
+    assert sorted(reported) == sorted(best_held)
