@@ -22,6 +22,7 @@ INVALID_POOLS = "invalid resource pools were encountered"
 # The explanation of a failure re-runs the search without pruning (upstream's exact steps) within this.
 EXACT_RERUN_STEPS = 100_000
 EXACT_RERUN_SECONDS = 2.0
+EXPLAIN_SECONDS = 2.0  # for the rows' "would fail anyway" selector evaluations
 
 
 def prefilter_problems(claims: list, classes: dict, features) -> list[Problem]:
@@ -99,14 +100,16 @@ def explain_attempt(attempt: NodeAttempt) -> dict | None:
         return None
     if allocator.recorder.outcome is None:
         return None  # setup stopped the attempt (NodeFailure): nothing was searched
-    allocator.deadline = None  # explaining is not part of the search's time
+    # Explaining is not part of the search's time, but it is bounded too: rows the search never
+    # reached may evaluate selectors (what would fail anyway), and those can be slow.
+    allocator.deadline = time.monotonic() + EXPLAIN_SECONDS
     if attempt.fits or not allocator.pruned or allocator.recorder.outcome != "failed":
         return explain(allocator, allocator.recorder)
     exact = Allocator(**allocator.inputs, recorder=SearchRecorder(), prune=False, max_steps=EXACT_RERUN_STEPS,
                       deadline=time.monotonic() + EXACT_RERUN_SECONDS)
     try:
         if not exact.run():
-            exact.deadline = None
+            exact.deadline = time.monotonic() + EXPLAIN_SECONDS
             return explain(exact, exact.recorder)
     except (Fatal, NodeFailure, SearchLimit):
         pass

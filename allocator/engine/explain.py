@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from allocator.engine.allocate import Allocator, Fatal
+from allocator.engine.allocate import Allocator, Fatal, SearchLimit
 from allocator.engine.capacity import device_capacities, status_name
 from allocator.engine.counters import GroupState
 from allocator.engine.pools import SliceIndex, ignored_slices
@@ -46,7 +46,7 @@ def _independent_refusal(allocator: Allocator, rd, device):
     """A refusal that is true at any moment (selectors, taints, gates), or None; never fatal here."""
     try:
         refusal = allocator.selector_refusal(rd, device)
-    except Fatal:
+    except (Fatal, SearchLimit):  # an error or the explanation's time limit: say nothing more
         return None
     if refusal is None and allocator.features.device_taints:
         taint = allocator._untolerated_taint(rd, device)
