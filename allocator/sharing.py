@@ -47,6 +47,14 @@ def too_large_message(size: int) -> str:
             f"(256 KiB). Remove objects the allocation does not need, or keep it in a file.")
 
 
+def load_json(text: str, what: str):
+    """json.loads for client input: nesting deeper than Python's recursion limit is a refusal, not a crash."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ShareError(f"{what} is nested too deeply") from None
+
+
 def check_scenario(text) -> str:
     if not isinstance(text, str):
         raise ShareError("scenario must be a string of YAML or JSON")
@@ -196,7 +204,7 @@ def read_fragment(value: str) -> Settings:
         text = unpacker.decompress(packed, MAX_SHARE_BYTES * 4)
         if unpacker.unconsumed_tail:
             raise ShareError("fragment expands to more than a shared scenario may hold", 413)
-        data = json.loads(text.decode("utf-8"))
+        data = load_json(text.decode("utf-8"), "fragment")
     except (ValueError, zlib.error) as exc:
         if isinstance(exc, ShareError):
             raise

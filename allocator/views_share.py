@@ -1,8 +1,6 @@
 """Share endpoints: the Share button, short links (`/s/<id>`, `.yaml`, `/embed`) and the JSON API."""
 from __future__ import annotations
 
-import json
-
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,6 +15,7 @@ from allocator.playground import settings_from_form
 from allocator.sharing import (
     ShareError,
     fragment,
+    load_json,
     rate_limited,
     settings_of,
     share,
@@ -140,7 +139,9 @@ def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
     """(scenario, node, gates) from a JSON body, or from a YAML body plus query parameters."""
     if request.content_type == "application/json":
         try:
-            data = json.loads(body.decode("utf-8"))
+            data = load_json(body.decode("utf-8"), "request body")
+        except ShareError:
+            raise
         except (UnicodeDecodeError, ValueError) as exc:
             raise ShareError(f"request body is not JSON: {exc}") from None
         if not isinstance(data, dict) or "scenario" not in data:
