@@ -42,8 +42,9 @@ class ShareError(ValueError):
         self.status = status
 
 
-def too_large_message(size: int) -> str:
-    return (f"The scenario is {size:,} bytes; shared scenarios are limited to {MAX_SHARE_BYTES:,} bytes "
+def too_large_message(size: int | str) -> str:
+    size_text = f"{size:,} bytes" if isinstance(size, int) else size
+    return (f"The scenario is {size_text}; shared scenarios are limited to {MAX_SHARE_BYTES:,} bytes "
             f"(256 KiB). Remove objects the allocation does not need, or keep it in a file.")
 
 

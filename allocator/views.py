@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from allocator import gallery
 from allocator.engine.gates import GateError, parse_gates
 from allocator.engine.report import outcome_data
+from allocator.middleware import refuses_oversize
 from allocator.panels import page_context
 from allocator.playground import (
     MAX_SCENARIO_BYTES,
@@ -20,8 +21,9 @@ from allocator.sharing import uniform_gates
 from allocator.worker import run_bounded
 
 
-def _too_large(size: int) -> str:
-    return f"The scenario is {size:,} bytes; the limit is {MAX_SCENARIO_BYTES:,} bytes."
+def _too_large(size: int | str) -> str:
+    size_text = f"{size:,} bytes" if isinstance(size, int) else size
+    return f"The scenario is {size_text}; the limit is {MAX_SCENARIO_BYTES:,} bytes."
 
 
 def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None, refused=None,
@@ -41,6 +43,11 @@ def _render_page(request, settings: Settings, *, template="index.html", status=2
     return render(request, template, context, status=status)
 
 
+def _page_too_large(request, size_text: str):
+    return _render_page(request, Settings(scenario=""), refused=_too_large(size_text), status=413)
+
+
+@refuses_oversize(_page_too_large)
 @require_http_methods(["GET", "POST"])
 def index(request):
     """The playground: GET shows the default example; POST (plain form or htmx) shows a result."""
@@ -63,6 +70,11 @@ def examples(request):
     return render(request, "examples.html", {"examples": gallery.all_examples()})
 
 
+def _api_too_large(request, size_text: str):
+    return JsonResponse({"outcome": "invalid", "message": _too_large(size_text)}, status=413)
+
+
+@refuses_oversize(_api_too_large)
 @csrf_exempt
 @require_POST
 def api_allocate(request):

@@ -9,7 +9,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST, require_safe
 
 from allocator.engine.gates import GateError, parse_gates
-from allocator.middleware import frameable
+from allocator.middleware import frameable, refuses_oversize
 from allocator.models import SharedScenario
 from allocator.playground import settings_from_form
 from allocator.sharing import (
@@ -65,6 +65,7 @@ def _share_refused(request, message: str, status: int, *, retry_after: int | Non
     return response
 
 
+@refuses_oversize(lambda request, size_text: _share_refused(request, too_large_message(size_text), 413))
 @require_POST
 def share_create(request):
     """The Share button (CSRF-protected form): htmx gets the link box, a plain form goes to the link."""
@@ -159,6 +160,7 @@ def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
     return scenario, request.GET.get("node", ""), uniform_gates(gates)
 
 
+@refuses_oversize(lambda request, size_text: _api_error(too_large_message(size_text), 413))
 @csrf_exempt
 @require_POST
 def api_share(request):

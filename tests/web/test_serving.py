@@ -1,6 +1,7 @@
 """Serving a room: request bodies as real servers deliver them (chunked, oversize, deeply nested),
 and what the app answers when its cache is gone. Each answer is a clear 4xx or a right result,
 never a 500 and never a wrong answer."""
+import io
 import json
 
 import pytest
@@ -8,6 +9,9 @@ from django.core.cache import cache
 from django.test import Client
 
 from allocator import gallery
+from allocator.models import SharedScenario
+from allocator.playground import MAX_SCENARIO_BYTES
+from tests.web.test_sharing import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -63,3 +67,82 @@ def test_deep_scenarios_are_a_400_on_the_api_and_the_page_and_the_share_api(clie
     if len(body) < 256 * 1024:
         shared = client.post("/api/v1/scenarios", json.dumps({"scenario": body}), content_type="application/json")
         assert shared.status_code in (201, 400)  # stored as text, or refused; never a 500
+
+
+# ---- chunked bodies (no Content-Length) --------------------------------------------------
+
+def chunked(client, path, body: bytes, content_type="application/yaml", terminated=True, **extra):
+    """A request as gunicorn hands over a `Transfer-Encoding: chunked` body: no CONTENT_LENGTH,
+    the decoded body on wsgi.input, which reads to its end."""
+    environ = {
+        "wsgi.input": io.BytesIO(body),
+        "CONTENT_TYPE": content_type,
+        "HTTP_TRANSFER_ENCODING": "chunked",
+        "REQUEST_METHOD": "POST",
+        **extra,
+    }
+    if terminated:
+        environ["wsgi.input_terminated"] = True
+    request = client._base_environ(PATH_INFO=path.split("?")[0], QUERY_STRING=path.partition("?")[2], **environ)
+    request.pop("CONTENT_LENGTH", None)
+    return client.request(**request)
+
+
+def test_a_chunked_allocation_is_read_and_allocated(client):
+    response = chunked(client, "/api/v1/allocate?node=worker-1", SIMPLE.scenario.encode())
+    assert response.status_code == 200
+    data = response.json()
+    assert data["outcome"] == "allocated" and [c["metadata"]["name"] for c in data["claims"]] == ["single-gpu"]
+
+
+def test_a_chunked_share_is_stored_byte_for_byte(client):
+    response = chunked(client, "/api/v1/scenarios", SIMPLE.scenario.encode())
+    assert response.status_code == 201
+    assert SharedScenario.objects.get(pk=response.json()["id"]).scenario == SIMPLE.scenario
+
+
+def test_a_chunked_body_over_the_limit_is_a_413_without_reading_it_all(client):
+    big = b"#" * (MAX_SCENARIO_BYTES + 1)
+    response = chunked(client, "/api/v1/allocate", big)
+    assert response.status_code == 413 and "2,097,152" in response.json()["message"]
+    huge = io.BytesIO(b"#" * (20 * 1024 * 1024))
+    response = chunked(client, "/api/v1/scenarios", b"", **{"wsgi.input": huge})
+    assert response.status_code == 413
+    assert huge.tell() <= 8 * 1024 * 1024 + 64 * 1024, "the body is read only up to the limit"
+
+
+def test_a_chunked_body_a_server_cannot_end_is_refused_with_411(client):
+    response = chunked(client, "/api/v1/allocate", SIMPLE.scenario.encode(), terminated=False)
+    assert response.status_code == 411 and "Content-Length" in response.json()["message"]
+
+
+def test_a_chunked_form_post_reaches_the_page(client):
+    from urllib.parse import urlencode
+
+    body = urlencode({"scenario": SIMPLE.scenario, "node": "worker-1", "gates-submitted": "1"}).encode()
+    response = chunked(client, "/", body, content_type="application/x-www-form-urlencoded", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "outcome-allocated" in response.content.decode()
+
+
+# ---- oversize form posts: the 413 message, even though CSRF reads the form first ---------
+
+def test_a_form_post_over_the_upload_limit_gets_the_413_message_through_csrf(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100_000
+    client = Client(enforce_csrf_checks=True)
+    big = "#" * 200_000
+    page = client.post("/", {"scenario": big, "gates-submitted": "1"})
+    assert page.status_code == 413 and "The scenario is" in page.content.decode()
+    assert page["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in page["Content-Security-Policy"]
+    swapped = client.post("/", {"scenario": big, "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
+    assert swapped.status_code == 200, "htmx swaps only 2xx answers: the refusal must be one to be seen"
+    assert "Refused" in swapped.content.decode() and "The scenario is" in swapped.content.decode()
+    shared = client.post("/share", form_data(big), HTTP_HX_REQUEST="true")
+    assert shared.status_code == 413 and "limited to 262,144 bytes" in shared.content.decode()
+    plain_share = client.post("/share", form_data(big))
+    assert plain_share.status_code == 413 and "limited to 262,144 bytes" in plain_share.content.decode()
+
+
+def test_a_small_form_post_without_a_csrf_token_is_still_refused():
+    client = Client(enforce_csrf_checks=True)
+    response = client.post("/share", form_data("# x\n"))
+    assert response.status_code == 403
