@@ -15,9 +15,9 @@ import time
 import zlib
 
 from django.conf import settings as django_settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
+from allocator import safe_cache
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.models import SharedScenario
 from allocator.playground import Settings
@@ -218,7 +218,8 @@ def read_fragment(value: str) -> Settings:
 
 
 # Rate limit: a fixed window per client address, counted in the cache. With REDIS_URL every
-# app server shares one count; with the local-memory cache each process counts on its own.
+# app server shares one count; with the local-memory cache (or while Redis is down) each
+# process counts on its own.
 
 def parse_rate(text: str) -> tuple[int, int]:
     """"30/600" -> (30, 600): at most 30 in 600 seconds. "0/..." switches the limit off."""
@@ -256,12 +257,7 @@ def rate_limited(request, *, scope: str = "share") -> int | None:
     now = time.time()
     slot = int(now // window)
     key = f"rate:{scope}:{client_address(request)}:{slot}"
-    cache.add(key, 0, timeout=window + 5)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window + 5)
-        count = 1
+    count = safe_cache.count(key, timeout=window + 5)
     if count > limit:
         return max(1, int((slot + 1) * window - now))
     return None

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import connection
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from allocator import gallery
+from allocator import gallery, safe_cache
 from allocator.engine.gates import GateError, parse_gates
 from allocator.engine.report import outcome_data
 from allocator.middleware import refuses_oversize
@@ -100,5 +101,30 @@ def api_allocate(request):
 
 @require_GET
 def healthz(request):
+    """Liveness: the process answers."""
     return HttpResponse("ok", content_type="text/plain")
+
+
+@require_GET
+def readyz(request):
+    """Readiness, for a load balancer: the database and the cache, each with its state. Without
+    the database nothing can be shared or opened (503); without the cache the playground still
+    serves, only slower (200, "degraded")."""
+    database = _database_status()
+    cache = safe_cache.status()
+    status = "ok" if database == cache == "ok" else ("unavailable" if database != "ok" else "degraded")
+    response = JsonResponse({"database": database, "cache": cache, "status": status},
+                            status=503 if database != "ok" else 200)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _database_status() -> str:
+    try:
+        connection.ensure_connection()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as exc:  # any driver error: refused, timed out, authentication
+        return f"unavailable: {type(exc).__name__}: {exc}"
+    return "ok"
 

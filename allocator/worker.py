@@ -237,10 +237,11 @@ def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
     from django.conf import settings as django_settings
-    from django.core.cache import cache
+
+    from allocator import safe_cache
 
     key = result_key(settings)
-    cached = cache.get(key)
+    cached = safe_cache.get(key)
     if cached is not None:
         return pickle.loads(cached)
     if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
@@ -252,5 +253,5 @@ def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
             return None, gave_up(str(exc))
     if len(payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
         seconds = getattr(django_settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
-        cache.set(key, payload, timeout=seconds if finished else STOPPED_CACHE_SECONDS)
+        safe_cache.set(key, payload, timeout=seconds if finished else STOPPED_CACHE_SECONDS)
     return pickle.loads(payload)

@@ -107,7 +107,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Results cache (and the share rate limit): local memory per process by default; with
 # REDIS_URL every app server shares one cache and one rate-limit count.
+# The cache is optional: while it is down the app runs without it (allocator.safe_cache), and
+# short socket timeouts keep a hung Redis from holding requests.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHES_OPTIONS_REDIS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -115,6 +118,7 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "dra-playground"),
             "TIMEOUT": 3600,
+            "OPTIONS": dict(CACHES_OPTIONS_REDIS),
         }
     }
 else:
@@ -175,7 +179,7 @@ if PROXY_COUNT:
 
 HTTPS = env_bool("HTTPS", PRODUCTION)
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers check health over plain HTTP
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # load balancers check health over plain HTTP
 CSRF_COOKIE_SECURE = HTTPS
 SESSION_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = env_number("HSTS_SECONDS", 31536000 if HTTPS else 0)

@@ -1,8 +1,7 @@
 """Bounded allocation runs: a worker process per run with a time and memory limit, and the
-results cache (local memory, or Redis when one is reachable on 127.0.0.1:6379)."""
+results cache (local memory, or a Redis server the test starts when redis-server is installed)."""
 import os
 import pickle
-import socket
 import threading
 import time
 import uuid
@@ -14,6 +13,7 @@ from allocator import gallery, worker
 from allocator.engine.run import UNSATISFIABLE
 from allocator.playground import Settings, run_settings
 from allocator.worker import WorkerPool, gave_up, result_key, run_bounded
+from tests.redis_server import redis_cache_settings, redis_server  # noqa: F401 (a fixture)
 
 
 # Jobs for the pool: module-level, so a worker process can import them by name.
@@ -171,23 +171,12 @@ def test_inline_isolation_runs_in_this_process(settings, monkeypatch):
     assert run_bounded(example_settings("simple-gpu"))[1].outcome == "allocated"
 
 
-def redis_reachable() -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
-        return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not redis_reachable(), reason="no Redis server on 127.0.0.1:6379")
-def test_results_and_rate_limits_are_shared_through_redis(settings, rf):
-    from allocator import sharing
+def test_results_and_rate_limits_are_shared_through_redis(settings, rf, redis_server):
+    from allocator import safe_cache, sharing
 
     prefix = f"dra-test-{uuid.uuid4().hex}"
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                    "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": prefix},
-    }
+    settings.CACHES = redis_cache_settings(redis_server.url, prefix)
+    safe_cache.reset()
     redis_cache = caches["default"]
     try:
         assert redis_cache.__class__.__name__ == "RedisCache"

@@ -3,14 +3,16 @@ and what the app answers when its cache is gone. Each answer is a clear 4xx or a
 never a 500 and never a wrong answer."""
 import io
 import json
+import logging
 
 import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from allocator import gallery
+from allocator import gallery, safe_cache
 from allocator.models import SharedScenario
 from allocator.playground import MAX_SCENARIO_BYTES
+from tests.redis_server import free_port, redis_cache_settings, redis_server  # noqa: F401 (a fixture)
 from tests.web.test_sharing import form_data
 
 pytestmark = pytest.mark.django_db
@@ -146,3 +148,91 @@ def test_a_small_form_post_without_a_csrf_token_is_still_refused():
     client = Client(enforce_csrf_checks=True)
     response = client.post("/share", form_data("# x\n"))
     assert response.status_code == 403
+
+
+# ---- the cache is an optional speed-up: an outage degrades to no cache --------------------
+
+@pytest.fixture
+def dead_redis(settings):
+    """The cache is Redis, and nothing answers on its port."""
+    settings.CACHES = redis_cache_settings(f"redis://127.0.0.1:{free_port()}/0")
+    safe_cache.reset()
+    yield
+    safe_cache.reset()
+
+
+def test_with_the_cache_down_every_page_and_api_still_answers(client, dead_redis, caplog):
+    caplog.set_level(logging.WARNING, logger="allocator")
+    assert client.get("/").status_code == 200
+    assert client.get("/?example=partitionable-devices").status_code == 200
+    page = client.post("/", {"scenario": SIMPLE.scenario, "node": "worker-1", "gates-submitted": "1"},
+                       HTTP_HX_REQUEST="true")
+    assert page.status_code == 200 and "outcome-allocated" in page.content.decode()
+    api = client.post("/api/v1/allocate?node=worker-1", SIMPLE.scenario, content_type="application/yaml")
+    assert api.status_code == 200 and api.json()["claims"][0]["status"]["allocation"]
+    shared = client.post("/api/v1/scenarios", SIMPLE.scenario, content_type="application/yaml")
+    assert shared.status_code == 201
+    share_id = shared.json()["id"]
+    assert SharedScenario.objects.get(pk=share_id).scenario == SIMPLE.scenario
+    assert client.post("/share", form_data("# from the page\n"), HTTP_HX_REQUEST="true").status_code == 201
+    assert client.get(f"/s/{share_id}").status_code == 200
+    assert client.get(f"/s/{share_id}/embed").status_code == 200
+    assert client.get(f"/api/v1/scenarios/{share_id}").status_code == 200
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING and "cache" in r.getMessage()]
+    assert warnings, "the outage is logged"
+    assert len(warnings) == 1, "once per outage, not once per request"
+
+
+def test_with_the_cache_down_the_share_rate_limit_counts_in_the_process(client, dead_redis, settings):
+    settings.SHARE_RATE_LIMIT = "2/600"
+    statuses = [client.post("/api/v1/scenarios", f"# {i}\n", content_type="application/yaml").status_code
+                for i in range(3)]
+    assert statuses == [201, 201, 429]
+
+
+def test_readyz_reports_the_database_and_the_cache_separately(client, dead_redis):
+    response = client.get("/readyz")
+    data = response.json()
+    assert data["database"] == "ok"
+    assert data["cache"].startswith("unavailable")
+    assert response.status_code == 200, "a cache outage degrades the service; it stays in rotation"
+    assert client.get("/healthz").status_code == 200
+
+
+def test_readyz_is_ok_with_a_working_cache(client):
+    response = client.get("/readyz")
+    assert response.status_code == 200 and response.json() == {"database": "ok", "cache": "ok", "status": "ok"}
+
+
+def test_readyz_is_503_when_the_database_is_unreachable(client, monkeypatch):
+    from django.db import connection
+    from django.db.utils import OperationalError
+
+    def down(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connection, "ensure_connection", down)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["database"].startswith("unavailable") and response.json()["cache"] == "ok"
+
+
+def test_redis_stopped_mid_session_degrades_and_recovers(client, redis_server, settings, monkeypatch):
+    settings.CACHES = redis_cache_settings(redis_server.url)
+    safe_cache.reset()
+    monkeypatch.setattr(safe_cache, "RETRY_SECONDS", 0.0)
+    settings.SHARE_RATE_LIMIT = "3/600"
+    try:
+        first = client.post("/api/v1/allocate?node=worker-1", SIMPLE.scenario, content_type="application/yaml")
+        assert first.status_code == 200
+        assert client.post("/api/v1/scenarios", "# a\n", content_type="application/yaml").status_code == 201
+        redis_server.stop()
+        again = client.post("/api/v1/allocate?node=worker-1", SIMPLE.scenario, content_type="application/yaml")
+        assert again.status_code == 200 and again.json()["outcome"] == "allocated"
+        assert client.post("/api/v1/scenarios", "# b\n", content_type="application/yaml").status_code == 201
+        assert client.get("/readyz").json()["cache"].startswith("unavailable")
+        redis_server.start()
+        assert client.get("/readyz").json()["cache"] == "ok"
+        assert client.post("/api/v1/allocate", SIMPLE.scenario, content_type="application/yaml").status_code == 200
+    finally:
+        safe_cache.reset()
