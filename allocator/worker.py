@@ -19,7 +19,9 @@ import signal
 import threading
 import time
 import traceback
+from typing import NamedTuple
 
+from allocator import playground
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
 from allocator.playground import Settings, run_settings
@@ -33,7 +35,8 @@ DEFAULT_WORKERS = 2  # worker processes per server process
 DEFAULT_QUEUE_WAIT = 15.0  # how long a request waits for a free worker
 CACHE_MAX_BYTES = 512 * 1024  # larger results are not cached
 CACHE_SECONDS = 3600
-STOPPED_CACHE_SECONDS = 60  # a stopped run may have been slow only because the machine was busy
+# A run stopped by its memory limit or a crash stops the same way again; kept briefly only.
+STOPPED_CACHE_SECONDS = 60
 
 
 def without_source(scenario: Scenario) -> Scenario:
@@ -73,6 +76,7 @@ def _serve(conn, memory_bytes: int, job=_run_one) -> None:
             settings = conn.recv()
         except (EOFError, OSError):
             return
+        started = time.monotonic()
         try:
             payload = job(settings)
         except MemoryError:
@@ -80,16 +84,27 @@ def _serve(conn, memory_bytes: int, job=_run_one) -> None:
         if payload is None:
             # The heap may be in a poor state: report, then let the parent start a fresh worker.
             try:
-                conn.send(("memory", None))
+                conn.send(("memory", None, None))
             finally:
                 os._exit(0)
-        conn.send(("ok", payload))
+        conn.send(("ok", payload, time.monotonic() - started))
 
 
 # ---- server process side -------------------------------------------------------------
 
 class PoolBusy(Exception):
     """No worker became free in time: the server is overloaded, the input is not at fault."""
+
+
+class Ran(NamedTuple):
+    """One run through the pool: pickled (scenario, outcome); whether it finished in its worker;
+    the worker's own time for it (None when stopped); whether a bound that depends on how busy
+    the machine was (the wall clock) stopped it."""
+
+    payload: bytes
+    finished: bool
+    seconds: float | None = None
+    timed_out: bool = False
 
 
 class _Worker:
@@ -148,8 +163,8 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, settings: Settings) -> tuple[bytes, bool]:
-        """(pickled (scenario, outcome), finished): finished is False when a bound stopped the run."""
+    def run(self, settings: Settings) -> Ran:
+        """The run's pickled (scenario, outcome), and how it ended."""
         if not self._slots.acquire(timeout=self.queue_wait):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
@@ -160,14 +175,15 @@ class WorkerPool:
                 if not worker.conn.poll(self.timeout):
                     worker.stop()
                     logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
-                    return pickle.dumps((None, gave_up(
-                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))), False
-                kind, payload = worker.conn.recv()
+                    return Ran(pickle.dumps((None, gave_up(
+                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))),
+                        False, None, timed_out=True)
+                kind, payload, seconds = worker.conn.recv()
             except (EOFError, OSError):
-                kind, payload = "died", None
+                kind, payload, seconds = "died", None, None
             if kind == "ok":
                 self._checkin(worker)
-                return payload, True
+                return Ran(payload, True, seconds)
             worker.stop()
             limit = self.memory_bytes >> 20
             logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
@@ -175,7 +191,7 @@ class WorkerPool:
                 reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
             else:
                 reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
-            return pickle.dumps((None, gave_up(reason))), False
+            return Ran(pickle.dumps((None, gave_up(reason))), False)
         finally:
             self._slots.release()
 
@@ -234,6 +250,10 @@ def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
     and memory limit. Returns (scenario without its source index, outcome), as
     `playground.run_settings` does; the scenario is None when a bound stopped the run.
 
+    Only answers that do not depend on how busy the server was are cached: a run that reached
+    the engine's wall-clock limit (or was killed at the worker's) might finish on a quieter
+    machine, so it runs again next time; a step-limit give-up is the same on any machine.
+
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
     from django.conf import settings as django_settings
@@ -245,13 +265,28 @@ def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
     if cached is not None:
         return pickle.loads(cached)
     if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
-        payload, finished = _run_one(settings), True
+        started = time.monotonic()
+        payload = _run_one(settings)
+        ran = Ran(payload, True, time.monotonic() - started)
     else:
         try:
-            payload, finished = get_pool().run(settings)
+            ran = get_pool().run(settings)
         except PoolBusy as exc:
             return None, gave_up(str(exc))
-    if len(payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
+    result = pickle.loads(ran.payload)
+    if _cacheable(ran, result[1]) and len(ran.payload) <= getattr(
+            django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
         seconds = getattr(django_settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
-        safe_cache.set(key, payload, timeout=seconds if finished else STOPPED_CACHE_SECONDS)
-    return pickle.loads(payload)
+        safe_cache.set(key, ran.payload, timeout=seconds if ran.finished else STOPPED_CACHE_SECONDS)
+    return result
+
+
+def _cacheable(ran: Ran, outcome: Outcome) -> bool:
+    """Whether the answer is the same on an idle machine. The engine's deadline starts after
+    parsing, so a run that took less than the time limit in all cannot have met it; invalid input
+    is refused before the search, whatever the clock."""
+    if ran.timed_out:
+        return False
+    if not ran.finished or outcome.outcome == INVALID:
+        return True
+    return ran.seconds is not None and ran.seconds < playground.WEB_TIME_LIMIT

@@ -96,12 +96,12 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     try:
         started = time.monotonic()
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(Settings(scenario="x"))
         assert not finished and time.monotonic() - started < 5
         assert "stopped after 0.5 s" in message(payload)
         assert pickle.loads(payload)[1].outcome == UNSATISFIABLE
         pool.job = echo
-        payload, finished = pool.run(Settings(scenario="after"))
+        payload, finished, *_ = pool.run(Settings(scenario="after"))
         assert finished and message(payload) == "search gave up: echo after"
         assert pool.started == 2
     finally:
@@ -111,7 +111,7 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
 def test_a_run_over_its_memory_is_stopped():
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     try:
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(Settings(scenario="x"))
         assert not finished and "more than 256 MiB of memory" in message(payload)
     finally:
         pool.close()
@@ -120,7 +120,7 @@ def test_a_run_over_its_memory_is_stopped():
 def test_a_worker_that_dies_is_replaced():
     pool = WorkerPool(size=1, timeout=5, job=crash)
     try:
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(Settings(scenario="x"))
         assert not finished
         pool.job = echo
         assert pool.run(Settings(scenario="y"))[1]
@@ -192,3 +192,89 @@ def test_results_and_rate_limits_are_shared_through_redis(settings, rf, redis_se
         client = redis_cache._cache.get_client(write=True)
         for key in client.scan_iter(f"{prefix}:*"):
             client.delete(key)
+
+
+# ---- only answers that do not depend on how busy the server was are cached ----------------
+
+def explosion(devices=24, claims=12) -> str:
+    """More claims than attribute groups: every order is tried until a limit stops the search."""
+    parts = [
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+        "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+        "  devices:\n"
+    ]
+    parts += [f"  - name: d{i}\n    attributes: {{numa: {{int: {i // 2}}}}}\n" for i in range(devices)]
+    parts += [
+        f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c{c}, namespace: default}}\n"
+        "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: gpu, count: 2}\n"
+        "    constraints:\n    - matchAttribute: gpu.example.com/numa\n"
+        for c in range(claims + devices // 2)
+    ]
+    return "".join(parts)
+
+
+@pytest.fixture
+def inline(settings):
+    settings.ALLOCATOR_ISOLATION = "inline"
+
+
+def test_a_search_stopped_by_the_wall_clock_is_not_cached(inline, monkeypatch):
+    from allocator import playground
+
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.3)
+    monkeypatch.setattr(playground, "WEB_MAX_STEPS", 10**9)
+    settings = Settings(scenario=explosion(), node="n1")
+    _, outcome = run_bounded(settings)
+    assert "time limit reached" in outcome.message
+    assert cache.get(result_key(settings)) is None, "on a quieter machine the same search may finish"
+
+
+def test_a_search_stopped_by_its_step_budget_is_cached(inline, monkeypatch):
+    from allocator import playground
+
+    monkeypatch.setattr(playground, "WEB_MAX_STEPS", 2000)
+    settings = Settings(scenario=explosion(), node="n1")
+    _, outcome = run_bounded(settings)
+    assert "search gave up after 2000 steps" in outcome.message
+    assert cache.get(result_key(settings)) is not None, "a step budget gives up the same way on any machine"
+
+
+def test_a_run_killed_at_the_workers_time_limit_is_not_cached(monkeypatch):
+    pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    try:
+        settings = Settings(scenario="slow")
+        _, outcome = run_bounded(settings)
+        assert "stopped after 0.5 s" in outcome.message
+        assert cache.get(result_key(settings)) is None
+    finally:
+        pool.close()
+
+
+def test_a_run_stopped_by_its_memory_limit_is_kept_briefly(monkeypatch):
+    pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    try:
+        settings = Settings(scenario="hungry")
+        _, outcome = run_bounded(settings)
+        assert "more than 256 MiB" in outcome.message
+        assert cache.get(result_key(settings)) is not None
+    finally:
+        pool.close()
+
+
+def test_a_slow_run_that_finished_is_cached_only_under_the_time_limit(monkeypatch):
+    pool = WorkerPool(size=1, timeout=5, job=nap)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    from allocator import playground
+
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.5)
+    try:
+        quick, slow = Settings(scenario="0"), Settings(scenario="0.7")
+        run_bounded(quick)
+        run_bounded(slow)
+        assert cache.get(result_key(quick)) is not None
+        assert cache.get(result_key(slow)) is None, "a run past the engine's deadline may have given up on load"
+    finally:
+        pool.close()
