@@ -234,15 +234,24 @@ def allocate(
     )
 
 
+# Probing every device for the explanation re-evaluates selectors the search never reached;
+# with slow selectors that is bounded too (the explanation is then left out).
+EXPLAIN_TIME_LIMIT = 2.0
+
+
 def _safe_explain(allocator: Allocator, success: bool) -> dict | None:
     allocator.max_steps = allocator.steps + 10_000_000  # probing is not part of the search budget
-    allocator.deadline = None
-    if not success:
-        try:
-            allocator.replay_furthest()
-        except Fatal:
-            pass
-    return explain(allocator, success)
+    if allocator.deadline is not None:
+        allocator.deadline = time.monotonic() + EXPLAIN_TIME_LIMIT
+    try:
+        if not success:
+            try:
+                allocator.replay_furthest()
+            except Fatal:
+                pass
+        return explain(allocator, success)
+    except SearchLimit:
+        return None
 
 
 def summary_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
