@@ -97,6 +97,19 @@ def count(key: str, timeout: float, by: int = 1) -> int:
     return _incr(_local, key, timeout, by)
 
 
+def read_count(key: str) -> int:
+    """A counter's value (0 when absent), from wherever `count` is counting now."""
+    if _available():
+        try:
+            value = cache.get(key)
+        except Exception as exc:
+            _failed(exc)
+        else:
+            _worked()
+            return int(value or 0)
+    return int(_local.get(key) or 0)
+
+
 def _incr(backend, key: str, timeout: float, by: int) -> int:
     backend.add(key, 0, timeout=timeout)
     try:

@@ -9,6 +9,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from allocator import gallery, safe_cache
+from allocator.fairness import Throttled
 from allocator.engine.gates import GateError, parse_gates
 from allocator.engine.report import outcome_data
 from allocator.middleware import refuses_oversize
@@ -18,7 +19,7 @@ from allocator.playground import (
     Settings,
     settings_from_form,
 )
-from allocator.sharing import uniform_gates
+from allocator.sharing import client_address, uniform_gates
 from allocator.worker import run_bounded
 
 
@@ -28,20 +29,28 @@ def _too_large(size: int | str) -> str:
 
 
 def _render_page(request, settings: Settings, *, template="index.html", status=200, example=None, refused=None,
-                 run=None, extra=None):
+                 extra=None):
     size = len(settings.scenario.encode("utf-8", "surrogatepass"))
-    if refused or size > MAX_SCENARIO_BYTES:
-        context = page_context(settings, None, None, refused=refused or _too_large(size))
-        status = 413
-    else:
-        scenario, outcome = (run or run_bounded)(settings)
-        context = page_context(settings, scenario, outcome)
+    retry_after = None
+    scenario = outcome = None
+    if not refused and size > MAX_SCENARIO_BYTES:
+        refused, status = _too_large(size), 413
+    if not refused:
+        try:
+            scenario, outcome = run_bounded(settings, client=client_address(request))
+        except Throttled as exc:
+            refused, status, retry_after = exc.message, 429, exc.retry_after
+    context = page_context(settings, scenario, outcome, refused=refused)
     context["example"] = example
     context.update(extra or {})
     if request.htmx:
         # htmx swaps only 2xx answers; a refusal must replace the old result to be seen.
-        return render(request, f"{template}#results", context, status=200 if status == 413 else status)
-    return render(request, template, context, status=status)
+        response = render(request, f"{template}#results", context, status=200 if status in (413, 429) else status)
+    else:
+        response = render(request, template, context, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 def _page_too_large(request, size_text: str):
@@ -91,9 +100,15 @@ def api_allocate(request):
         gates, _ = parse_gates(request.GET.get("featureGates", ""))  # locked-gate warnings come with the run
     except GateError as exc:
         return JsonResponse({"outcome": "invalid", "message": f"featureGates: {exc}"}, status=400)
-    _, outcome = run_bounded(
-        Settings(scenario=body, node=request.GET.get("node") or "", gates=uniform_gates(gates))
-    )
+    try:
+        _, outcome = run_bounded(
+            Settings(scenario=body, node=request.GET.get("node") or "", gates=uniform_gates(gates)),
+            client=client_address(request),
+        )
+    except Throttled as exc:
+        response = JsonResponse({"message": exc.message}, status=429)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     data = outcome_data(outcome, with_explanation=True)
     status = 400 if outcome.outcome == "invalid" else 200
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})

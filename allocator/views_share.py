@@ -24,7 +24,6 @@ from allocator.sharing import (
 )
 from allocator.version import VERSION
 from allocator.views import _render_page
-from allocator.worker import run_bounded
 
 
 def _links(request, shared: SharedScenario) -> dict:
@@ -104,7 +103,7 @@ def share_create(request):
 def shared_page(request, share_id: str):
     """The editor with the shared scenario and its settings, and its result."""
     shared = get_object_or_404(SharedScenario, pk=share_id)
-    return _render_page(request, settings_of(shared), run=run_bounded, extra=_shared_context(request, shared))
+    return _render_page(request, settings_of(shared), extra=_shared_context(request, shared))
 
 
 @require_safe
@@ -124,7 +123,7 @@ def shared_yaml(request, share_id: str):
 def shared_embed(request, share_id: str):
     """Read-only result and YAML for docs and slides; other sites may frame it."""
     shared = get_object_or_404(SharedScenario, pk=share_id)
-    response = _render_page(request, settings_of(shared), template="shared_embed.html", run=run_bounded,
+    response = _render_page(request, settings_of(shared), template="shared_embed.html",
                             extra=_shared_context(request, shared))
     response["Cache-Control"] = "public, max-age=300"
     return response

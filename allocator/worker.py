@@ -245,7 +245,7 @@ def result_key(settings: Settings) -> str:
     return f"run:{VERSION}:{digest}"
 
 
-def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
+def run_bounded(settings: Settings, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
     `playground.run_settings` does; the scenario is None when a bound stopped the run.
@@ -254,39 +254,45 @@ def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
     the engine's wall-clock limit (or was killed at the worker's) might finish on a quieter
     machine, so it runs again next time; a step-limit give-up is the same on any machine.
 
+    `client` (an address) gets a fair share of the workers (allocator.fairness): over its limits
+    the run is refused with `Throttled`; a cached answer is served all the same.
+
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
     from django.conf import settings as django_settings
 
-    from allocator import safe_cache
+    from allocator import fairness, safe_cache
 
     key = result_key(settings)
     cached = safe_cache.get(key)
     if cached is not None:
         return pickle.loads(cached)
-    if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
-        started = time.monotonic()
-        payload = _run_one(settings)
-        ran = Ran(payload, True, time.monotonic() - started)
-    else:
-        try:
-            ran = get_pool().run(settings)
-        except PoolBusy as exc:
-            return None, gave_up(str(exc))
+    with fairness.admitted(client):
+        if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
+            started = time.monotonic()
+            payload = _run_one(settings)
+            ran = Ran(payload, True, time.monotonic() - started)
+        else:
+            try:
+                ran = get_pool().run(settings)
+            except PoolBusy as exc:
+                return None, gave_up(str(exc))
     result = pickle.loads(ran.payload)
-    if _cacheable(ran, result[1]) and len(ran.payload) <= getattr(
-            django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
+    if _met_time_limit(ran, result[1]):
+        fairness.charge_slow_run(client)
+    elif len(ran.payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
         seconds = getattr(django_settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
         safe_cache.set(key, ran.payload, timeout=seconds if ran.finished else STOPPED_CACHE_SECONDS)
     return result
 
 
-def _cacheable(ran: Ran, outcome: Outcome) -> bool:
-    """Whether the answer is the same on an idle machine. The engine's deadline starts after
-    parsing, so a run that took less than the time limit in all cannot have met it; invalid input
-    is refused before the search, whatever the clock."""
+def _met_time_limit(ran: Ran, outcome: Outcome) -> bool:
+    """Whether a time limit may have decided the answer, which then depends on how busy the
+    machine was: such answers are not cached, and count against the client's slow runs.
+    The engine's deadline starts after parsing, so a run that took less than the time limit in
+    all cannot have met it; invalid input is refused before the search, whatever the clock."""
     if ran.timed_out:
-        return False
-    if not ran.finished or outcome.outcome == INVALID:
         return True
-    return ran.seconds is not None and ran.seconds < playground.WEB_TIME_LIMIT
+    if not ran.finished or outcome.outcome == INVALID:
+        return False
+    return ran.seconds is None or ran.seconds >= playground.WEB_TIME_LIMIT

@@ -196,6 +196,10 @@ ALLOCATOR_WORKERS = env_number("ALLOCATOR_WORKERS", 2)
 ALLOCATOR_TIMEOUT = env_number("ALLOCATOR_TIMEOUT", 10.0, float)
 ALLOCATOR_MEMORY_MB = env_number("ALLOCATOR_MEMORY_MB", 1024)
 ALLOCATOR_QUEUE_WAIT = env_number("ALLOCATOR_QUEUE_WAIT", 15.0, float)
+# Fair shares per client address (allocator.fairness): runs at a time, and runs that end at a
+# time limit per window ("COUNT/SECONDS"; "0/1" switches that limit off).
+ALLOCATOR_RUNS_PER_CLIENT = env_number("ALLOCATOR_RUNS_PER_CLIENT", 2)
+ALLOCATOR_SLOW_RUNS = os.environ.get("ALLOCATOR_SLOW_RUNS", "4/60")
 RESULTS_CACHE_SECONDS = env_number("RESULTS_CACHE_SECONDS", 3600)
 RESULTS_CACHE_MAX_BYTES = env_number("RESULTS_CACHE_MAX_BYTES", 512 * 1024)
 # Shares per client address: "COUNT/SECONDS"; "0/1" switches the limit off.

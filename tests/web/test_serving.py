@@ -155,9 +155,11 @@ def test_a_small_form_post_without_a_csrf_token_is_still_refused():
 @pytest.fixture
 def dead_redis(settings):
     """The cache is Redis, and nothing answers on its port."""
+    original = settings.CACHES
     settings.CACHES = redis_cache_settings(f"redis://127.0.0.1:{free_port()}/0")
     safe_cache.reset()
     yield
+    settings.CACHES = original  # before the other fixtures clear "the" cache
     safe_cache.reset()
 
 
@@ -218,6 +220,7 @@ def test_readyz_is_503_when_the_database_is_unreachable(client, monkeypatch):
 
 
 def test_redis_stopped_mid_session_degrades_and_recovers(client, redis_server, settings, monkeypatch):
+    original = settings.CACHES
     settings.CACHES = redis_cache_settings(redis_server.url)
     safe_cache.reset()
     monkeypatch.setattr(safe_cache, "RETRY_SECONDS", 0.0)
@@ -235,4 +238,5 @@ def test_redis_stopped_mid_session_degrades_and_recovers(client, redis_server, s
         assert client.get("/readyz").json()["cache"] == "ok"
         assert client.post("/api/v1/allocate", SIMPLE.scenario, content_type="application/yaml").status_code == 200
     finally:
+        settings.CACHES = original
         safe_cache.reset()
