@@ -26,7 +26,9 @@ from gunicorn.workers.gthread import ThreadWorker
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 2 * (os.cpu_count() or 1)))
 # Each thread may hold a database connection: 16 x 2 per CPU stays under PostgreSQL's default 100.
-threads = int(os.environ.get("GUNICORN_THREADS", 16))
+# GUNICORN_WORKER_CLASS picks another worker model (for comparison); gunicorn turns "sync" into
+# plain gthread when threads > 1, so another model gets one thread unless told otherwise.
+threads = int(os.environ.get("GUNICORN_THREADS") or (1 if os.environ.get("GUNICORN_WORKER_CLASS") else 16))
 # Longer than ALLOCATOR_TIMEOUT (10 s), so a stopped run still gets its answer out.
 timeout = 30
 graceful_timeout = 20

@@ -58,7 +58,8 @@ class RequestBodyMiddleware:
       ends gets 411. Django alone reads a body without Content-Length as empty: a wrong answer.
     - A body over DATA_UPLOAD_MAX_MEMORY_SIZE: the view's own 413 message (`refuses_oversize`),
       answered before CSRF reads the form and turns it into a bare 400 that htmx would not show.
-    - A body that stops arriving (the server's read timeout): 408, not a 500.
+    - A body that stops arriving (the server's read timeout): 408, not a 500; one that ends
+      before its Content-Length: 400, not a run of the part that arrived.
     """
 
     CHUNK = 64 * 1024
@@ -95,9 +96,13 @@ class RequestBodyMiddleware:
         if size > limit:
             return _oversize(request, f"{size:,} bytes")
         try:
-            request.body  # read now: a stalled client times out here, where it can be answered
+            body = request.body  # read now: a stalled client times out here, where it can be answered
         except UnreadablePostError:
             return _timed_out(request)
+        if len(body) < size:
+            # The client went away mid-body: what arrived is not what it meant to send.
+            return _plain_error(request, 400, f"the request body ended after {len(body):,} of its "
+                                              f"{size:,} bytes (Content-Length)")
         return None
 
 

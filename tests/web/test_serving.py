@@ -126,6 +126,16 @@ def test_a_chunked_form_post_reaches_the_page(client):
     assert response.status_code == 200 and "outcome-allocated" in response.content.decode()
 
 
+def test_a_body_cut_short_of_its_content_length_is_refused_not_run(client):
+    """gunicorn hands over what arrived when a client goes away mid-body."""
+    cut = SIMPLE.scenario.encode()[:200]
+    response = client.request(**client._base_environ(
+        PATH_INFO="/api/v1/allocate", QUERY_STRING="node=worker-1", REQUEST_METHOD="POST",
+        CONTENT_TYPE="application/yaml", CONTENT_LENGTH=str(len(SIMPLE.scenario.encode())),
+        **{"wsgi.input": io.BytesIO(cut)}))
+    assert response.status_code == 400 and "ended after 200 of its" in response.json()["message"]
+
+
 # ---- oversize form posts: the 413 message, even though CSRF reads the form first ---------
 
 def test_a_form_post_over_the_upload_limit_gets_the_413_message_through_csrf(settings):
