@@ -86,6 +86,7 @@ class RequestBodyMiddleware:
             except OSError:
                 return _timed_out(request)
             if len(body) > limit:
+                _drain(meta["wsgi.input"], None)
                 return _oversize(request, f"more than {limit:,} bytes")
             request._stream = LimitedStream(io.BytesIO(body), len(body))
             meta["CONTENT_LENGTH"] = str(len(body))
@@ -94,6 +95,7 @@ class RequestBodyMiddleware:
         except ValueError:
             return _plain_error(request, 400, "Content-Length is not a number")
         if size > limit:
+            _drain(request._stream, size)
             return _oversize(request, f"{size:,} bytes")
         try:
             body = request.body  # read now: a stalled client times out here, where it can be answered
@@ -104,6 +106,23 @@ class RequestBodyMiddleware:
             return _plain_error(request, 400, f"the request body ended after {len(body):,} of its "
                                               f"{size:,} bytes (Content-Length)")
         return None
+
+
+# A refused body is read and dropped up to this much, so the client, still sending, reads the
+# answer instead of a connection reset; past it (or the server's read timeout) the connection closes.
+DRAIN_BYTES = 64 * 1024 * 1024
+
+
+def _drain(stream, size: int | None) -> None:
+    left = DRAIN_BYTES if size is None else min(size, DRAIN_BYTES)
+    try:
+        while left > 0:
+            part = stream.read(min(256 * 1024, left))
+            if not part:
+                return
+            left -= len(part)
+    except OSError:
+        pass
 
 
 def _read_at_most(stream, limit: int, chunk: int) -> bytes:
