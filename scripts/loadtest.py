@@ -634,6 +634,8 @@ def slow_sender(port, source, stop, counts, lock):
             counts[outcome] += 1
             if outcome != "held until the run ended":
                 counts.setdefault("_held", []).append(time.monotonic() - opened)
+        if outcome in ("reset by the server", "closed by the server"):
+            time.sleep(0.1)  # refused at once: try again soon, without spinning the shared CPUs
 
 
 def probe_loop(port, timings, phase_of, stop):
