@@ -563,10 +563,10 @@ def victim_loop(port, timings, phase_of, stop, address="198.18.9.9"):
         time.sleep(0.1)
 
 
-def noisy_loop(port, timings, phase_of, stop, address, scenario, op):
+def noisy_loop(port, timings, phase_of, stop, address, scenario, op, path):
     """A client that posts the same worst-case search again as soon as it has an answer."""
     while not stop.is_set():
-        timed(timings, phase_of(), op, port, "POST", "/api/v1/allocate?node=n1", scenario,
+        timed(timings, phase_of(), op, port, "POST", path, scenario,
               {"Content-Type": "application/yaml", "X-Forwarded-For": address})
 
 
@@ -576,6 +576,7 @@ def run_noisy(args, server) -> dict:
     phase = {"name": "alone"}
     phase_of = lambda: phase["name"]  # noqa: E731
     scenario = (slow_selectors() if args.noisy_kind == "cel" else EXPLOSION).encode()
+    path = "/api/v1/allocate" + ("?node=n1" if args.noisy_kind == "cel" else "")
     op = f"noisy: {'CEL bomb' if args.noisy_kind == 'cel' else 'search explosion'} (API)"
     victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
     victim.start()
@@ -583,7 +584,7 @@ def run_noisy(args, server) -> dict:
     phase["name"] = f"with {args.noisy} noisy"
     addresses = max(1, args.noisy_addresses or args.noisy)
     noisy = [threading.Thread(target=noisy_loop, daemon=True, args=(
-        server.port, timings, phase_of, stop, f"198.18.7.{i % addresses + 1}", scenario, op))
+        server.port, timings, phase_of, stop, f"198.18.7.{i % addresses + 1}", scenario, op, path))
         for i in range(args.noisy)]
     for thread in noisy:
         thread.start()
@@ -862,6 +863,8 @@ def main(argv=None) -> int:
             if services:
                 services.stop()
         log = server.log_path.read_text(errors="replace")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.with_suffix(".log").write_text(log)  # the server's log, for the tracebacks counted below
         if args.mode == "mixed":
             result = report(run, elapsed, killed, checks, args, load_before)
             if args.redis_outage:
