@@ -5,7 +5,9 @@ limit counts them), so one client looping on a worst-case search cannot slow eve
   that shares the cache (a browser tab has one in flight; more is a script);
 - at most ALLOCATOR_SLOW_RUNS ("COUNT/SECONDS") runs of one client that end at a time limit
   (the engine's or the worker's) per window. Past that, the client's new runs are refused until
-  the window ends; answers already in the results cache are still served.
+  the window ends; answers already in the results cache are still served;
+- from its first such run in a window, the client's runs are "heavy": they may use only half
+  of each server process's allocation workers, so other clients always find one free.
 
 Refusals raise `Throttled` with the seconds to wait (the views answer 429 with Retry-After).
 Counts live in the cache (allocator.safe_cache): shared through Redis, per process without it.
@@ -80,6 +82,16 @@ def admitted(client: str | None):
         yield
     finally:
         safe_cache.count(_running_key(client), timeout=_running_ttl(), by=-1)
+
+
+def heavy(client: str | None) -> bool:
+    """Whether the client ran into a time limit in the current window: its runs then may use
+    only half of a server's allocation workers (WorkerPool), leaving the rest to everyone else."""
+    limit, window = _slow_rate()
+    if not client or limit <= 0:
+        return False
+    key, _ = _slow_key(client, window, time.time())
+    return safe_cache.read_count(key) > 0
 
 
 def charge_slow_run(client: str | None) -> None:

@@ -138,6 +138,10 @@ class WorkerPool:
         self.queue_wait = queue_wait
         self.job = job
         self._slots = threading.BoundedSemaphore(self.size)
+        # Runs of clients whose recent runs ended at a time limit (allocator.fairness) may hold
+        # only half of the workers, so everyone else always finds one free.
+        self.heavy_size = max(1, self.size // 2)
+        self._heavy_slots = threading.BoundedSemaphore(self.heavy_size)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
@@ -163,9 +167,21 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, settings: Settings) -> Ran:
-        """The run's pickled (scenario, outcome), and how it ended."""
-        if not self._slots.acquire(timeout=self.queue_wait):
+    def run(self, settings: Settings, *, heavy: bool = False) -> Ran:
+        """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
+        recent runs ended at a time limit) waits for one of the workers heavy runs may use."""
+        waited_until = time.monotonic() + self.queue_wait
+        if heavy and not self._heavy_slots.acquire(timeout=self.queue_wait):
+            raise PoolBusy(f"the allocation workers that may take long runs stayed busy for {self.queue_wait:g} s; "
+                           "try again in a moment")
+        try:
+            return self._run(settings, waited_until)
+        finally:
+            if heavy:
+                self._heavy_slots.release()
+
+    def _run(self, settings: Settings, waited_until: float) -> Ran:
+        if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
             worker = self._checkout()
@@ -274,7 +290,7 @@ def run_bounded(settings: Settings, *, client: str | None = None) -> tuple[Scena
             ran = Ran(payload, True, time.monotonic() - started)
         else:
             try:
-                ran = get_pool().run(settings)
+                ran = get_pool().run(settings, heavy=fairness.heavy(client))
             except PoolBusy as exc:
                 return None, gave_up(str(exc))
     result = pickle.loads(ran.payload)

@@ -134,6 +134,8 @@ class Server:
             self.env.pop("REDIS_URL", None)
         if args.mode == "slowloris":
             self.env["PROXY_COUNT"] = "0"  # the classroom mode: clients connect directly
+        if args.mode == "noisy":
+            self.env["ALLOCATOR_WORKERS"] = "2"  # the default: half of them may take long runs
         if getattr(args, "fairness", "on") == "off":
             self.env.update({"ALLOCATOR_RUNS_PER_CLIENT": "0", "ALLOCATOR_SLOW_RUNS": "0/1"})
         if args.worker_class:

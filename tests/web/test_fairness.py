@@ -106,3 +106,27 @@ def test_the_real_engine_page_still_answers_under_the_limits(settings):
     page = client.post("/", {"scenario": SIMPLE.scenario, "node": "worker-1", "gates-submitted": "1"},
                        HTTP_HX_REQUEST="true")
     assert page.status_code == 200 and "outcome-allocated" in page.content.decode()
+
+
+def test_runs_of_a_client_that_met_the_time_limit_leave_workers_for_everyone_else(settings, monkeypatch):
+    """8 clients looping on worst-case searches held every worker; a small run waited behind them."""
+    settings.ALLOCATOR_SLOW_RUNS = "100/600"
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.2)
+    pool = WorkerPool(size=2, timeout=10, job=nap)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    try:
+        run_bounded(Settings(scenario="0.25"), client="198.51.100.1")  # met the time limit: heavy from now
+        run_bounded(Settings(scenario="0.26"), client="198.51.100.2")
+        heavy = [threading.Thread(target=run_bounded, args=(Settings(scenario=f"3.0{i}"),),
+                                  kwargs={"client": f"198.51.100.{i + 1}"}) for i in range(2)]
+        for thread in heavy:
+            thread.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        _, outcome = run_bounded(Settings(scenario="0.01"), client="198.51.100.9")
+        assert outcome.message == "search gave up: echo 0.01"
+        assert time.monotonic() - started < 2.0, "a worker was left free for a client in good standing"
+        for thread in heavy:
+            thread.join()
+    finally:
+        pool.close()
