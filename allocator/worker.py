@@ -64,9 +64,11 @@ def _run_one(settings: Settings) -> bytes:
         return pickle.dumps((None, outcome), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _serve(conn, memory_bytes: int, job=_run_one) -> None:
+def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
     """Worker loop: receive Settings, send back ("ok", job(settings)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
+    if niceness:
+        os.nice(niceness)
     if memory_bytes:
         import resource
 
@@ -107,11 +109,17 @@ class Ran(NamedTuple):
     timed_out: bool = False
 
 
+# Heavy runs (see WorkerPool.run) run in worker processes of lower CPU priority: on a busy
+# machine the cores go to everyone else's runs first.
+HEAVY_NICENESS = 10
+
+
 class _Worker:
-    def __init__(self, context, memory_bytes: int, job):
+    def __init__(self, context, memory_bytes: int, job, heavy: bool = False):
+        self.heavy = heavy
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, memory_bytes, job), daemon=True,
-                                       name="allocator-worker")
+        self.process = context.Process(target=_serve, args=(child, memory_bytes, job, HEAVY_NICENESS if heavy else 0),
+                                       daemon=True, name="allocator-worker")
         self.process.start()
         child.close()
 
@@ -153,15 +161,15 @@ class WorkerPool:
             self._context.set_forkserver_preload(["allocator.worker"])
         self.started = 0  # worker processes started, for tests and logs
 
-    def _checkout(self) -> _Worker:
+    def _checkout(self, heavy: bool = False) -> _Worker:
         with self._lock:
-            while self._idle:
-                worker = self._idle.pop()
+            for worker in reversed([w for w in self._idle if w.heavy == heavy]):
+                self._idle.remove(worker)
                 if worker.process.is_alive():
                     return worker
                 worker.stop()
             self.started += 1
-        return _Worker(self._context, self.memory_bytes, self.job)
+        return _Worker(self._context, self.memory_bytes, self.job, heavy)
 
     def _checkin(self, worker: _Worker) -> None:
         with self._lock:
@@ -169,22 +177,23 @@ class WorkerPool:
 
     def run(self, settings: Settings, *, heavy: bool = False) -> Ran:
         """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
-        recent runs ended at a time limit) waits for one of the workers heavy runs may use."""
+        recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
+        runs at a lower CPU priority."""
         waited_until = time.monotonic() + self.queue_wait
         if heavy and not self._heavy_slots.acquire(timeout=self.queue_wait):
             raise PoolBusy(f"the allocation workers that may take long runs stayed busy for {self.queue_wait:g} s; "
                            "try again in a moment")
         try:
-            return self._run(settings, waited_until)
+            return self._run(settings, waited_until, heavy)
         finally:
             if heavy:
                 self._heavy_slots.release()
 
-    def _run(self, settings: Settings, waited_until: float) -> Ran:
+    def _run(self, settings: Settings, waited_until: float, heavy: bool) -> Ran:
         if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
-            worker = self._checkout()
+            worker = self._checkout(heavy)
             started = time.monotonic()
             try:
                 worker.conn.send(settings)

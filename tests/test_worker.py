@@ -277,3 +277,19 @@ def test_a_slow_run_that_finished_is_cached_only_under_the_time_limit(monkeypatc
         assert cache.get(result_key(slow)) is None, "a run past the engine's deadline may have given up on load"
     finally:
         pool.close()
+
+
+def report_niceness(settings):
+    return pickle.dumps((None, gave_up(f"nice {os.nice(0)}")))
+
+
+def test_heavy_runs_go_to_worker_processes_of_lower_cpu_priority():
+    pool = WorkerPool(size=2, timeout=10, job=report_niceness)
+    try:
+        normal = message(pool.run(Settings(scenario="a")).payload)
+        heavy = message(pool.run(Settings(scenario="b"), heavy=True).payload)
+        assert int(heavy.split()[-1]) == int(normal.split()[-1]) + worker.HEAVY_NICENESS
+        assert message(pool.run(Settings(scenario="c")).payload) == normal, "normal runs keep their priority"
+        assert pool.started == 2
+    finally:
+        pool.close()
