@@ -69,9 +69,10 @@ serve: install
 	DJANGO_PRODUCTION=1 $(VENV)/bin/gunicorn playground.wsgi
 
 # 50 clients for 60 s against gunicorn and PostgreSQL on loopback (a script, not a test).
+# LOADTEST_ARGS="--own-services --redis --redis-outage", "--mode noisy", "--mode slowloris": see the README.
 loadtest: install
 	@./.ci/services
-	$(PY) scripts/loadtest.py
+	$(PY) scripts/loadtest.py $(LOADTEST_ARGS)
 
 conformance: install
 	$(PY) ../shared/conformance/check.py $(PY)

@@ -1,8 +1,13 @@
 """Content-Security-Policy for every page: scripts from this site only, no inline script,
-and no framing except by the views marked `frameable` (the embed view for docs and slides)."""
+and no framing except by the views marked `frameable` (the embed view for docs and slides).
+Request bodies read once, within the limits, before CSRF or a view reads them."""
+import io
 from functools import wraps
 
 from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
+from django.http import HttpResponse, JsonResponse, UnreadablePostError
+from django.urls import Resolver404, resolve
 from django.views.decorators.clickjacking import xframe_options_exempt
 
 
@@ -29,3 +34,125 @@ def frameable(view):
         return response
 
     return wrapped
+
+
+# ---- request bodies ----------------------------------------------------------------------
+
+def refuses_oversize(handler):
+    """Mark a view whose body may be refused before any middleware reads it: `handler(request,
+    size_text)` answers a body over DATA_UPLOAD_MAX_MEMORY_SIZE the view's own way (the page's
+    "Refused" panel, the share box, the API's JSON) instead of CSRF's bare 400."""
+
+    def mark(view):
+        view.oversize_response = handler
+        return view
+
+    return mark
+
+
+class RequestBodyMiddleware:
+    """Request bodies as servers deliver them, read once before any other middleware touches them.
+
+    - `Transfer-Encoding: chunked` (no Content-Length; gunicorn decodes the chunks): read up to the
+      upload limit, so the view sees the real body; a server that cannot say where such a body
+      ends gets 411. Django alone reads a body without Content-Length as empty: a wrong answer.
+    - A body over DATA_UPLOAD_MAX_MEMORY_SIZE: the view's own 413 message (`refuses_oversize`),
+      answered before CSRF reads the form and turns it into a bare 400 that htmx would not show.
+    - A body that stops arriving (the server's read timeout): 408, not a 500; one that ends
+      before its Content-Length: 400, not a run of the part that arrived.
+    """
+
+    CHUNK = 64 * 1024
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method in ("POST", "PUT", "PATCH"):
+            response = self._read_body(request)
+            if response is not None:
+                return response
+        return self.get_response(request)
+
+    def _read_body(self, request):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 8 * 1024 * 1024
+        meta = request.META
+        if not meta.get("CONTENT_LENGTH") and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+            if not meta.get("wsgi.input_terminated"):
+                return _plain_error(request, 411, "Length Required: send the body with a Content-Length header "
+                                                  "(this server cannot read a chunked body to its end)")
+            try:
+                body = _read_at_most(meta["wsgi.input"], limit + 1, self.CHUNK)
+            except OSError:
+                return _timed_out(request)
+            if len(body) > limit:
+                _drain(meta["wsgi.input"], None)
+                return _oversize(request, f"more than {limit:,} bytes")
+            request._stream = LimitedStream(io.BytesIO(body), len(body))
+            meta["CONTENT_LENGTH"] = str(len(body))
+        try:
+            size = int(meta.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return _plain_error(request, 400, "Content-Length is not a number")
+        if size > limit:
+            _drain(request._stream, size)
+            return _oversize(request, f"{size:,} bytes")
+        try:
+            body = request.body  # read now: a stalled client times out here, where it can be answered
+        except UnreadablePostError:
+            return _timed_out(request)
+        if len(body) < size:
+            # The client went away mid-body: what arrived is not what it meant to send.
+            return _plain_error(request, 400, f"the request body ended after {len(body):,} of its "
+                                              f"{size:,} bytes (Content-Length)")
+        return None
+
+
+# A refused body is read and dropped up to this much, so the client, still sending, reads the
+# answer instead of a connection reset; past it (or the server's read timeout) the connection closes.
+DRAIN_BYTES = 64 * 1024 * 1024
+
+
+def _drain(stream, size: int | None) -> None:
+    left = DRAIN_BYTES if size is None else min(size, DRAIN_BYTES)
+    try:
+        while left > 0:
+            part = stream.read(min(256 * 1024, left))
+            if not part:
+                return
+            left -= len(part)
+    except OSError:
+        pass
+
+
+def _read_at_most(stream, limit: int, chunk: int) -> bytes:
+    parts, total = [], 0
+    while total < limit:
+        part = stream.read(min(chunk, limit - total))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+    return b"".join(parts)
+
+
+def _plain_error(request, status: int, message: str):
+    if request.path_info.startswith("/api/"):
+        return JsonResponse({"message": message}, status=status)
+    return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+
+
+def _timed_out(request):
+    return _plain_error(request, 408, "Request Timeout: the request body did not arrive in time")
+
+
+def _oversize(request, size_text: str):
+    try:
+        view = resolve(request.path_info).func
+    except Resolver404:
+        view = None
+    handler = getattr(view, "oversize_response", None)
+    if handler is not None:
+        return handler(request, size_text)
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 8 * 1024 * 1024
+    return _plain_error(request, 413, f"The request body is {size_text}; the limit is {limit:,} bytes.")

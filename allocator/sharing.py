@@ -15,9 +15,9 @@ import time
 import zlib
 
 from django.conf import settings as django_settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
+from allocator import safe_cache
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.models import SharedScenario
 from allocator.playground import Settings
@@ -42,9 +42,18 @@ class ShareError(ValueError):
         self.status = status
 
 
-def too_large_message(size: int) -> str:
-    return (f"The scenario is {size:,} bytes; shared scenarios are limited to {MAX_SHARE_BYTES:,} bytes "
+def too_large_message(size: int | str) -> str:
+    size_text = f"{size:,} bytes" if isinstance(size, int) else size
+    return (f"The scenario is {size_text}; shared scenarios are limited to {MAX_SHARE_BYTES:,} bytes "
             f"(256 KiB). Remove objects the allocation does not need, or keep it in a file.")
+
+
+def load_json(text: str, what: str):
+    """json.loads for client input: nesting deeper than Python's recursion limit is a refusal, not a crash."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ShareError(f"{what} is nested too deeply") from None
 
 
 def check_scenario(text) -> str:
@@ -196,7 +205,7 @@ def read_fragment(value: str) -> Settings:
         text = unpacker.decompress(packed, MAX_SHARE_BYTES * 4)
         if unpacker.unconsumed_tail:
             raise ShareError("fragment expands to more than a shared scenario may hold", 413)
-        data = json.loads(text.decode("utf-8"))
+        data = load_json(text.decode("utf-8"), "fragment")
     except (ValueError, zlib.error) as exc:
         if isinstance(exc, ShareError):
             raise
@@ -209,7 +218,8 @@ def read_fragment(value: str) -> Settings:
 
 
 # Rate limit: a fixed window per client address, counted in the cache. With REDIS_URL every
-# app server shares one count; with the local-memory cache each process counts on its own.
+# app server shares one count; with the local-memory cache (or while Redis is down) each
+# process counts on its own.
 
 def parse_rate(text: str) -> tuple[int, int]:
     """"30/600" -> (30, 600): at most 30 in 600 seconds. "0/..." switches the limit off."""
@@ -247,12 +257,7 @@ def rate_limited(request, *, scope: str = "share") -> int | None:
     now = time.time()
     slot = int(now // window)
     key = f"rate:{scope}:{client_address(request)}:{slot}"
-    cache.add(key, 0, timeout=window + 5)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window + 5)
-        count = 1
+    count = safe_cache.count(key, timeout=window + 5)
     if count > limit:
         return max(1, int((slot + 1) * window - now))
     return None

@@ -22,6 +22,7 @@ urlpatterns = [
     path("examples/", views.examples, name="examples"),
     path("api/v1/allocate", views.api_allocate, name="api-allocate"),
     path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     path("share", views_share.share_create, name="share-create"),
     path("s/<shareid:share_id>", views_share.shared_page, name="shared"),
     path("s/<shareid:share_id>.yaml", views_share.shared_yaml, name="shared-yaml"),

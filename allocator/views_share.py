@@ -1,8 +1,6 @@
 """Share endpoints: the Share button, short links (`/s/<id>`, `.yaml`, `/embed`) and the JSON API."""
 from __future__ import annotations
 
-import json
-
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,12 +9,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST, require_safe
 
 from allocator.engine.gates import GateError, parse_gates
-from allocator.middleware import frameable
+from allocator.middleware import frameable, refuses_oversize
 from allocator.models import SharedScenario
 from allocator.playground import settings_from_form
 from allocator.sharing import (
     ShareError,
     fragment,
+    load_json,
     rate_limited,
     settings_of,
     share,
@@ -25,7 +24,6 @@ from allocator.sharing import (
 )
 from allocator.version import VERSION
 from allocator.views import _render_page
-from allocator.worker import run_bounded
 
 
 def _links(request, shared: SharedScenario) -> dict:
@@ -66,6 +64,7 @@ def _share_refused(request, message: str, status: int, *, retry_after: int | Non
     return response
 
 
+@refuses_oversize(lambda request, size_text: _share_refused(request, too_large_message(size_text), 413))
 @require_POST
 def share_create(request):
     """The Share button (CSRF-protected form): htmx gets the link box, a plain form goes to the link."""
@@ -104,7 +103,7 @@ def share_create(request):
 def shared_page(request, share_id: str):
     """The editor with the shared scenario and its settings, and its result."""
     shared = get_object_or_404(SharedScenario, pk=share_id)
-    return _render_page(request, settings_of(shared), run=run_bounded, extra=_shared_context(request, shared))
+    return _render_page(request, settings_of(shared), extra=_shared_context(request, shared))
 
 
 @require_safe
@@ -124,7 +123,7 @@ def shared_yaml(request, share_id: str):
 def shared_embed(request, share_id: str):
     """Read-only result and YAML for docs and slides; other sites may frame it."""
     shared = get_object_or_404(SharedScenario, pk=share_id)
-    response = _render_page(request, settings_of(shared), template="shared_embed.html", run=run_bounded,
+    response = _render_page(request, settings_of(shared), template="shared_embed.html",
                             extra=_shared_context(request, shared))
     response["Cache-Control"] = "public, max-age=300"
     return response
@@ -140,7 +139,9 @@ def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
     """(scenario, node, gates) from a JSON body, or from a YAML body plus query parameters."""
     if request.content_type == "application/json":
         try:
-            data = json.loads(body.decode("utf-8"))
+            data = load_json(body.decode("utf-8"), "request body")
+        except ShareError:
+            raise
         except (UnicodeDecodeError, ValueError) as exc:
             raise ShareError(f"request body is not JSON: {exc}") from None
         if not isinstance(data, dict) or "scenario" not in data:
@@ -158,6 +159,7 @@ def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
     return scenario, request.GET.get("node", ""), uniform_gates(gates)
 
 
+@refuses_oversize(lambda request, size_text: _api_error(too_large_message(size_text), 413))
 @csrf_exempt
 @require_POST
 def api_share(request):

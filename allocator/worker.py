@@ -19,7 +19,9 @@ import signal
 import threading
 import time
 import traceback
+from typing import NamedTuple
 
+from allocator import playground
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
 from allocator.playground import Settings, run_settings
@@ -33,7 +35,8 @@ DEFAULT_WORKERS = 2  # worker processes per server process
 DEFAULT_QUEUE_WAIT = 15.0  # how long a request waits for a free worker
 CACHE_MAX_BYTES = 512 * 1024  # larger results are not cached
 CACHE_SECONDS = 3600
-STOPPED_CACHE_SECONDS = 60  # a stopped run may have been slow only because the machine was busy
+# A run stopped by its memory limit or a crash stops the same way again; kept briefly only.
+STOPPED_CACHE_SECONDS = 60
 
 
 def without_source(scenario: Scenario) -> Scenario:
@@ -61,9 +64,11 @@ def _run_one(settings: Settings) -> bytes:
         return pickle.dumps((None, outcome), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _serve(conn, memory_bytes: int, job=_run_one) -> None:
+def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
     """Worker loop: receive Settings, send back ("ok", job(settings)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
+    if niceness:
+        os.nice(niceness)
     if memory_bytes:
         import resource
 
@@ -73,6 +78,7 @@ def _serve(conn, memory_bytes: int, job=_run_one) -> None:
             settings = conn.recv()
         except (EOFError, OSError):
             return
+        started = time.monotonic()
         try:
             payload = job(settings)
         except MemoryError:
@@ -80,10 +86,10 @@ def _serve(conn, memory_bytes: int, job=_run_one) -> None:
         if payload is None:
             # The heap may be in a poor state: report, then let the parent start a fresh worker.
             try:
-                conn.send(("memory", None))
+                conn.send(("memory", None, None))
             finally:
                 os._exit(0)
-        conn.send(("ok", payload))
+        conn.send(("ok", payload, time.monotonic() - started))
 
 
 # ---- server process side -------------------------------------------------------------
@@ -92,11 +98,28 @@ class PoolBusy(Exception):
     """No worker became free in time: the server is overloaded, the input is not at fault."""
 
 
+class Ran(NamedTuple):
+    """One run through the pool: pickled (scenario, outcome); whether it finished in its worker;
+    the worker's own time for it (None when stopped); whether a bound that depends on how busy
+    the machine was (the wall clock) stopped it."""
+
+    payload: bytes
+    finished: bool
+    seconds: float | None = None
+    timed_out: bool = False
+
+
+# Heavy runs (see WorkerPool.run) run in worker processes of lower CPU priority: on a busy
+# machine the cores go to everyone else's runs first.
+HEAVY_NICENESS = 10
+
+
 class _Worker:
-    def __init__(self, context, memory_bytes: int, job):
+    def __init__(self, context, memory_bytes: int, job, heavy: bool = False):
+        self.heavy = heavy
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, memory_bytes, job), daemon=True,
-                                       name="allocator-worker")
+        self.process = context.Process(target=_serve, args=(child, memory_bytes, job, HEAVY_NICENESS if heavy else 0),
+                                       daemon=True, name="allocator-worker")
         self.process.start()
         child.close()
 
@@ -123,6 +146,10 @@ class WorkerPool:
         self.queue_wait = queue_wait
         self.job = job
         self._slots = threading.BoundedSemaphore(self.size)
+        # Runs of clients whose recent runs ended at a time limit (allocator.fairness) may hold
+        # only half of the workers, so everyone else always finds one free.
+        self.heavy_size = max(1, self.size // 2)
+        self._heavy_slots = threading.BoundedSemaphore(self.heavy_size)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
@@ -134,40 +161,54 @@ class WorkerPool:
             self._context.set_forkserver_preload(["allocator.worker"])
         self.started = 0  # worker processes started, for tests and logs
 
-    def _checkout(self) -> _Worker:
+    def _checkout(self, heavy: bool = False) -> _Worker:
         with self._lock:
-            while self._idle:
-                worker = self._idle.pop()
+            for worker in reversed([w for w in self._idle if w.heavy == heavy]):
+                self._idle.remove(worker)
                 if worker.process.is_alive():
                     return worker
                 worker.stop()
             self.started += 1
-        return _Worker(self._context, self.memory_bytes, self.job)
+        return _Worker(self._context, self.memory_bytes, self.job, heavy)
 
     def _checkin(self, worker: _Worker) -> None:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, settings: Settings) -> tuple[bytes, bool]:
-        """(pickled (scenario, outcome), finished): finished is False when a bound stopped the run."""
-        if not self._slots.acquire(timeout=self.queue_wait):
+    def run(self, settings: Settings, *, heavy: bool = False) -> Ran:
+        """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
+        recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
+        runs at a lower CPU priority."""
+        waited_until = time.monotonic() + self.queue_wait
+        if heavy and not self._heavy_slots.acquire(timeout=self.queue_wait):
+            raise PoolBusy(f"the allocation workers that may take long runs stayed busy for {self.queue_wait:g} s; "
+                           "try again in a moment")
+        try:
+            return self._run(settings, waited_until, heavy)
+        finally:
+            if heavy:
+                self._heavy_slots.release()
+
+    def _run(self, settings: Settings, waited_until: float, heavy: bool) -> Ran:
+        if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
-            worker = self._checkout()
+            worker = self._checkout(heavy)
             started = time.monotonic()
             try:
                 worker.conn.send(settings)
                 if not worker.conn.poll(self.timeout):
                     worker.stop()
                     logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
-                    return pickle.dumps((None, gave_up(
-                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))), False
-                kind, payload = worker.conn.recv()
+                    return Ran(pickle.dumps((None, gave_up(
+                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))),
+                        False, None, timed_out=True)
+                kind, payload, seconds = worker.conn.recv()
             except (EOFError, OSError):
-                kind, payload = "died", None
+                kind, payload, seconds = "died", None, None
             if kind == "ok":
                 self._checkin(worker)
-                return payload, True
+                return Ran(payload, True, seconds)
             worker.stop()
             limit = self.memory_bytes >> 20
             logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
@@ -175,7 +216,7 @@ class WorkerPool:
                 reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
             else:
                 reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
-            return pickle.dumps((None, gave_up(reason))), False
+            return Ran(pickle.dumps((None, gave_up(reason))), False)
         finally:
             self._slots.release()
 
@@ -229,28 +270,54 @@ def result_key(settings: Settings) -> str:
     return f"run:{VERSION}:{digest}"
 
 
-def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
+def run_bounded(settings: Settings, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
     `playground.run_settings` does; the scenario is None when a bound stopped the run.
 
+    Only answers that do not depend on how busy the server was are cached: a run that reached
+    the engine's wall-clock limit (or was killed at the worker's) might finish on a quieter
+    machine, so it runs again next time; a step-limit give-up is the same on any machine.
+
+    `client` (an address) gets a fair share of the workers (allocator.fairness): over its limits
+    the run is refused with `Throttled`; a cached answer is served all the same.
+
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
     from django.conf import settings as django_settings
-    from django.core.cache import cache
+
+    from allocator import fairness, safe_cache
 
     key = result_key(settings)
-    cached = cache.get(key)
+    cached = safe_cache.get(key)
     if cached is not None:
         return pickle.loads(cached)
-    if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
-        payload, finished = _run_one(settings), True
-    else:
-        try:
-            payload, finished = get_pool().run(settings)
-        except PoolBusy as exc:
-            return None, gave_up(str(exc))
-    if len(payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
+    with fairness.admitted(client):
+        if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
+            started = time.monotonic()
+            payload = _run_one(settings)
+            ran = Ran(payload, True, time.monotonic() - started)
+        else:
+            try:
+                ran = get_pool().run(settings, heavy=fairness.heavy(client))
+            except PoolBusy as exc:
+                return None, gave_up(str(exc))
+    result = pickle.loads(ran.payload)
+    if _met_time_limit(ran, result[1]):
+        fairness.charge_slow_run(client)
+    elif len(ran.payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
         seconds = getattr(django_settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
-        cache.set(key, payload, timeout=seconds if finished else STOPPED_CACHE_SECONDS)
-    return pickle.loads(payload)
+        safe_cache.set(key, ran.payload, timeout=seconds if ran.finished else STOPPED_CACHE_SECONDS)
+    return result
+
+
+def _met_time_limit(ran: Ran, outcome: Outcome) -> bool:
+    """Whether a time limit may have decided the answer, which then depends on how busy the
+    machine was: such answers are not cached, and count against the client's slow runs.
+    The engine's deadline starts after parsing, so a run that took less than the time limit in
+    all cannot have met it; invalid input is refused before the search, whatever the clock."""
+    if ran.timed_out:
+        return True
+    if not ran.finished or outcome.outcome == INVALID:
+        return False
+    return ran.seconds is None or ran.seconds >= playground.WEB_TIME_LIMIT

@@ -69,10 +69,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "allocator.middleware.ContentSecurityPolicyMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Before CSRF: reads chunked bodies and answers oversize ones with the view's own 413.
+    "allocator.middleware.RequestBodyMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
@@ -105,7 +107,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Results cache (and the share rate limit): local memory per process by default; with
 # REDIS_URL every app server shares one cache and one rate-limit count.
+# The cache is optional: while it is down the app runs without it (allocator.safe_cache), and
+# short socket timeouts keep a hung Redis from holding requests.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHES_OPTIONS_REDIS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -113,6 +118,7 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "dra-playground"),
             "TIMEOUT": 3600,
+            "OPTIONS": dict(CACHES_OPTIONS_REDIS),
         }
     }
 else:
@@ -173,7 +179,7 @@ if PROXY_COUNT:
 
 HTTPS = env_bool("HTTPS", PRODUCTION)
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers check health over plain HTTP
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # load balancers check health over plain HTTP
 CSRF_COOKIE_SECURE = HTTPS
 SESSION_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = env_number("HSTS_SECONDS", 31536000 if HTTPS else 0)
@@ -190,6 +196,10 @@ ALLOCATOR_WORKERS = env_number("ALLOCATOR_WORKERS", 2)
 ALLOCATOR_TIMEOUT = env_number("ALLOCATOR_TIMEOUT", 10.0, float)
 ALLOCATOR_MEMORY_MB = env_number("ALLOCATOR_MEMORY_MB", 1024)
 ALLOCATOR_QUEUE_WAIT = env_number("ALLOCATOR_QUEUE_WAIT", 15.0, float)
+# Fair shares per client address (allocator.fairness): runs at a time, and runs that end at a
+# time limit per window ("COUNT/SECONDS"; "0/1" switches that limit off).
+ALLOCATOR_RUNS_PER_CLIENT = env_number("ALLOCATOR_RUNS_PER_CLIENT", 2)
+ALLOCATOR_SLOW_RUNS = os.environ.get("ALLOCATOR_SLOW_RUNS", "4/60")
 RESULTS_CACHE_SECONDS = env_number("RESULTS_CACHE_SECONDS", 3600)
 RESULTS_CACHE_MAX_BYTES = env_number("RESULTS_CACHE_MAX_BYTES", 512 * 1024)
 # Shares per client address: "COUNT/SECONDS"; "0/1" switches the limit off.

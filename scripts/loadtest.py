@@ -12,6 +12,18 @@ Halfway through it SIGKILLs one gunicorn worker. Afterwards it checks that every
 201 reads back byte for byte, that equal content got one id, and that the table has no duplicates.
 
 Every request goes to 127.0.0.1 only; the run stops by itself after --duration seconds.
+
+Other modes (each starts its own server; see the README's "Load test" for figures):
+
+    --mode noisy [--noisy 8] [--fairness on|off]   8 clients loop on a worst-case search while one
+        client times small allocations: the victim's latency, with and without the per-client limits
+    --mode slowloris [--attackers 6] [--attack-addresses 1] [--worker-class sync]   sockets that send
+        their bodies a byte a second, from their own loopback addresses, while /healthz and small
+        allocations are timed (no proxy in front, as in the README's classroom mode)
+    --redis-outage                                  (mixed mode, with --redis) stop Redis at 1/3 of the
+        run and start it again at 2/3: every request must still be answered without a 5xx
+    --own-services                                  start a throwaway PostgreSQL and redis-server on free
+        ports instead of using the ones at --database-url / --redis-url
 """
 from __future__ import annotations
 
@@ -22,6 +34,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import signal
 import socket
 import statistics
@@ -119,6 +132,14 @@ class Server:
             self.env["CACHE_KEY_PREFIX"] = f"loadtest-{secrets.token_hex(4)}"
         else:
             self.env.pop("REDIS_URL", None)
+        if args.mode == "slowloris":
+            self.env["PROXY_COUNT"] = "0"  # the classroom mode: clients connect directly
+        if args.mode == "noisy":
+            self.env["ALLOCATOR_WORKERS"] = "2"  # the default: half of them may take long runs
+        if getattr(args, "fairness", "on") == "off":
+            self.env.update({"ALLOCATOR_RUNS_PER_CLIENT": "0", "ALLOCATOR_SLOW_RUNS": "0/1"})
+        if args.worker_class:
+            self.env["GUNICORN_WORKER_CLASS"] = args.worker_class
         self.process = None
         self.log_path = folder / "gunicorn.log"
 
@@ -162,7 +183,9 @@ class Server:
         return victim
 
     def stop(self):
-        if self.process and self.process.poll() is None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
                 self.process.wait(timeout=30)
@@ -173,9 +196,81 @@ class Server:
         if self.args.redis:  # the run's cached results and rate-limit counts
             import redis
 
-            client = redis.Redis.from_url(self.args.redis_url)
-            for key in client.scan_iter(f"{self.env['CACHE_KEY_PREFIX']}:*"):
-                client.delete(key)
+            try:
+                client = redis.Redis.from_url(self.args.redis_url)
+                for key in client.scan_iter(f"{self.env['CACHE_KEY_PREFIX']}:*"):
+                    client.delete(key)
+            except redis.RedisError:
+                pass
+
+
+# ---- throwaway PostgreSQL and Redis (--own-services) ---------------------------------------
+
+class Services:
+    """A PostgreSQL cluster and a redis-server of this run's own, on free loopback ports, so the
+    run neither depends on nor disturbs servers others use, and Redis can be stopped mid-run."""
+
+    PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.postgres = None
+        self.redis = None
+        self.redis_port = free_port()
+
+    def _as_postgres(self, command: list[str]) -> list[str]:
+        # PostgreSQL refuses to run as root; run it as the packaged `postgres` user then.
+        return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+    def start_postgres(self) -> str:
+        data = self.folder / "pgdata"
+        data.mkdir()
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres")
+            shutil.chown(data, "postgres")
+        subprocess.run(self._as_postgres([str(self.PG_BIN / "initdb"), "-D", str(data), "-U", "postgres",
+                                          "--auth=trust", "-E", "UTF8"]), check=True, stdout=subprocess.DEVNULL)
+        port = free_port()
+        self.postgres = subprocess.Popen(self._as_postgres([
+            str(self.PG_BIN / "postgres"), "-D", str(data), "-p", str(port), "-h", "127.0.0.1",
+            "-k", str(self.folder), "-c", "max_connections=200", "-c", "fsync=off"]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for_port(port)
+        time.sleep(1)
+        return f"postgres://postgres@127.0.0.1:{port}/dra_playground_load"
+
+    def start_redis(self) -> str:
+        self.redis = subprocess.Popen(
+            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for_port(self.redis_port)
+        return f"redis://127.0.0.1:{self.redis_port}/0"
+
+    def stop_redis(self):
+        if self.redis is not None and self.redis.poll() is None:
+            self.redis.kill()
+            self.redis.wait(10)
+
+    def stop(self):
+        self.stop_redis()
+        if self.postgres is not None and self.postgres.poll() is None:
+            self.postgres.terminate()
+            try:
+                self.postgres.wait(20)
+            except subprocess.TimeoutExpired:
+                self.postgres.kill()
+
+
+def wait_for_port(port: int, seconds: float = 30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing answered on 127.0.0.1:{port}")
 
 
 def free_port() -> int:
@@ -400,6 +495,203 @@ class Run:
         return time.monotonic() - self.started, killed
 
 
+# ---- noisy neighbours: clients looping on worst-case searches --------------------------------
+
+def slow_selectors(devices=128) -> str:
+    """Five nested .all() over ten elements in the class selector: about 0.1 s of CEL per device."""
+    inner = "[1,2,3,4,5,6,7,8,9,10]"
+    expression = f"{inner}.all(a, {inner}.all(b, {inner}.all(c, {inner}.all(d, {inner}.all(e, e > 0)))))"
+    items = "".join(f"  - name: d{i}\n    attributes: {{index: {{int: {i}}}}}\n" for i in range(devices))
+    return (
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n"
+        f"  selectors:\n  - cel: {{expression: '{expression}'}}\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+        "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+        "  devices:\n" + items
+        + "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+        "spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n        deviceClassName: gpu\n"
+        f"        selectors:\n        - cel: {{expression: 'device.attributes[\"gpu.example.com\"].index == {devices - 1}'}}\n"
+    )
+
+
+class Timings:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.samples = defaultdict(list)  # (phase, op) -> [(status, seconds)]
+
+    def add(self, phase, op, status, seconds):
+        with self.lock:
+            self.samples[(phase, op)].append((status, seconds))
+
+    def table(self) -> dict:
+        out = {}
+        for (phase, op), entries in sorted(self.samples.items()):
+            times = [t for status, t in entries if status is not None]
+            out[f"{phase} | {op}"] = {
+                "count": len(entries),
+                "statuses": dict(sorted(Counter(str(status) for status, _ in entries).items())),
+                "p50_ms": round(percentile(times, 50) * 1000),
+                "p99_ms": round(percentile(times, 99) * 1000),
+                "max_ms": round(max(times) * 1000) if times else None,
+            }
+        return out
+
+
+def timed(timings, phase, op, port, method, path, body=None, headers=None, timeout=30):
+    start = time.monotonic()
+    try:
+        status, data, response_headers = request(port, method, path, body, headers, timeout=timeout)
+    except (OSError, http.client.HTTPException):
+        status, data, response_headers = None, b"", {}
+    timings.add(phase, op, status, time.monotonic() - start)
+    return status, data, response_headers
+
+
+def victim_loop(port, timings, phase_of, stop, address="198.18.9.9"):
+    """One visitor editing a small scenario: every run is new (no cache), page and API in turn."""
+    example = gallery.get("simple-gpu")
+    status, body, headers = request(port, "GET", "/", headers={"X-Forwarded-For": address})
+    token = re.search(r"csrftoken=([^;]+)", headers.get("Set-Cookie") or "").group(1)
+    form = {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true", "X-CSRFToken": token,
+            "Cookie": f"csrftoken={token}", "X-Forwarded-For": address}
+    n = 0
+    while not stop.is_set():
+        n += 1
+        scenario = example.scenario + f"# edit {n} {secrets.token_hex(4)}\n"
+        timed(timings, phase_of(), "victim: small allocation (API)", port, "POST", "/api/v1/allocate?node=worker-1",
+              scenario.encode(), {"Content-Type": "application/yaml", "X-Forwarded-For": address})
+        body = urllib.parse.urlencode(form_fields(scenario + "#p\n", "worker-1", {}))
+        timed(timings, phase_of(), "victim: small allocation (page)", port, "POST", "/", body, form)
+        time.sleep(0.1)
+
+
+def noisy_loop(port, timings, phase_of, stop, address, scenario, op, path):
+    """A client that posts the same worst-case search again as soon as it has an answer."""
+    while not stop.is_set():
+        timed(timings, phase_of(), op, port, "POST", path, scenario,
+              {"Content-Type": "application/yaml", "X-Forwarded-For": address})
+
+
+def run_noisy(args, server) -> dict:
+    timings = Timings()
+    stop = threading.Event()
+    phase = {"name": "alone"}
+    phase_of = lambda: phase["name"]  # noqa: E731
+    scenario = (slow_selectors() if args.noisy_kind == "cel" else EXPLOSION).encode()
+    path = "/api/v1/allocate" + ("?node=n1" if args.noisy_kind == "cel" else "")
+    op = f"noisy: {'CEL bomb' if args.noisy_kind == 'cel' else 'search explosion'} (API)"
+    victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
+    victim.start()
+    time.sleep(args.warmup)
+    phase["name"] = f"with {args.noisy} noisy"
+    addresses = max(1, args.noisy_addresses or args.noisy)
+    noisy = [threading.Thread(target=noisy_loop, daemon=True, args=(
+        server.port, timings, phase_of, stop, f"198.18.7.{i % addresses + 1}", scenario, op, path))
+        for i in range(args.noisy)]
+    for thread in noisy:
+        thread.start()
+    time.sleep(args.duration)
+    stop.set()
+    for thread in [victim, *noisy]:
+        thread.join(60)
+    return {"mode": "noisy", "noisy_clients": args.noisy, "noisy_addresses": addresses, "noisy_kind": args.noisy_kind,
+            "fairness": args.fairness, "timings": timings.table()}
+
+
+# ---- slowloris: sockets that send their bodies a byte at a time -----------------------------
+
+def slow_sender(port, source, stop, counts, lock):
+    """Keep one connection sending a body a byte a second; open a new one whenever the server
+    answers or closes it."""
+    while not stop.is_set():
+        opened = time.monotonic()
+        try:
+            client = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+            client.sendall(b"POST /api/v1/allocate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
+                           b"Content-Length: 100000\r\n\r\n#")
+        except OSError:
+            with lock:
+                counts["connect failed"] += 1
+            time.sleep(0.2)
+            continue
+        outcome = "held until the run ended"
+        client.settimeout(1.0)
+        try:
+            while not stop.is_set():
+                try:
+                    data = client.recv(64)
+                    if data.startswith(b"HTTP/1.1 408"):
+                        outcome = "answered 408"
+                    elif data:
+                        outcome = "answered " + data[9:12].decode(errors="replace")
+                    else:
+                        outcome = "closed by the server"
+                    break
+                except socket.timeout:
+                    client.send(b"#")
+        except OSError:
+            outcome = "reset by the server"
+        finally:
+            client.close()
+        with lock:
+            counts[outcome] += 1
+            if outcome != "held until the run ended":
+                counts.setdefault("_held", []).append(time.monotonic() - opened)
+        if outcome in ("reset by the server", "closed by the server"):
+            time.sleep(0.1)  # refused at once: try again soon, without spinning the shared CPUs
+
+
+def probe_loop(port, timings, phase_of, stop):
+    n = 0
+    while not stop.is_set():
+        n += 1
+        timed(timings, phase_of(), "GET /healthz", port, "GET", "/healthz", timeout=10)
+        if n % 2 == 0:
+            scenario = gallery.get("simple-gpu").scenario + f"# probe {n} {secrets.token_hex(4)}\n"
+            timed(timings, phase_of(), "small allocation (API)", port, "POST", "/api/v1/allocate?node=worker-1",
+                  scenario.encode(), {"Content-Type": "application/yaml"}, timeout=10)
+        time.sleep(0.25)
+
+
+def run_slowloris(args, server) -> dict:
+    timings = Timings()
+    stop, attack_stop = threading.Event(), threading.Event()
+    phase = {"name": "no attack"}
+    phase_of = lambda: phase["name"]  # noqa: E731
+    prober = threading.Thread(target=probe_loop, args=(server.port, timings, phase_of, stop), daemon=True)
+    prober.start()
+    time.sleep(args.warmup)
+    phase["name"] = f"{args.attackers} slow sockets"
+    counts, lock = Counter(), threading.Lock()
+    addresses = max(1, args.attack_addresses)
+    attackers = [threading.Thread(target=slow_sender, daemon=True, args=(
+        server.port, f"127.0.{1 + i % addresses // 250}.{2 + i % addresses % 250}", attack_stop, counts, lock))
+        for i in range(args.attackers)]
+    for thread in attackers:
+        thread.start()
+    time.sleep(args.duration)
+    attack_stop.set()
+    stop.set()
+    for thread in [prober, *attackers]:
+        thread.join(30)
+    held = counts.pop("_held", [])
+    return {"mode": "slowloris", "attackers": args.attackers, "attack_addresses": addresses,
+            "worker_class": args.worker_class or "gthread (gunicorn.conf.py)", "timings": timings.table(),
+            "slow_connections": dict(counts),
+            "slow_connection_held_s": {"p50": round(percentile(held, 50), 1), "max": round(max(held), 1) if held else None}}
+
+
+def print_probe_result(result: dict):
+    print("\n" + json.dumps({k: v for k, v in result.items() if k != "timings"}))
+    print("\n| phase | operation | requests | statuses | p50 ms | p99 ms | max ms |\n"
+          "| --- | --- | ---: | --- | ---: | ---: | ---: |")
+    for key, data in result["timings"].items():
+        phase, op = key.split(" | ")
+        statuses = ", ".join(f"{k}×{v}" for k, v in data["statuses"].items())
+        print(f"| {phase} | {op} | {data['count']} | {statuses} | {data['p50_ms']} | {data['p99_ms']} | "
+              f"{data['max_ms']} |")
+
+
 # ---- checking and reporting ------------------------------------------------------------
 
 def verify(port: int, run: Run, database_url: str) -> dict:
@@ -511,45 +803,120 @@ def print_markdown(result: dict):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=["mixed", "noisy", "slowloris"], default="mixed")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument("--worker-class", default="", help="gunicorn worker class (default: gunicorn.conf.py's)")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/dra_playground_load")
     parser.add_argument("--redis", action="store_true", help="share the cache through Redis (REDIS_URL)")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--redis-outage", action="store_true", help="stop Redis at 1/3 of the run, start it at 2/3")
+    parser.add_argument("--own-services", action="store_true", help="start a throwaway PostgreSQL and Redis")
     parser.add_argument("--rate-limit", default="30/600", help="SHARE_RATE_LIMIT for the server (per address)")
     parser.add_argument("--no-kill", action="store_true", help="do not kill a worker halfway")
+    parser.add_argument("--noisy", type=int, default=8, help="noisy mode: clients looping on a worst-case search")
+    parser.add_argument("--noisy-addresses", type=int, default=0, help="noisy mode: addresses they share (0: one each)")
+    parser.add_argument("--noisy-kind", choices=["search", "cel"], default="search")
+    parser.add_argument("--fairness", choices=["on", "off"], default="on", help="the per-client run limits")
+    parser.add_argument("--attackers", type=int, default=6, help="slowloris mode: slow sockets")
+    parser.add_argument("--attack-addresses", type=int, default=1, help="slowloris mode: their source addresses")
+    parser.add_argument("--warmup", type=float, default=10.0, help="noisy/slowloris: seconds measured before")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", default=str(ROOT / "test-artifacts" / "loadtest.json"))
+    parser.add_argument("--json", default="")
     args = parser.parse_args(argv)
+    if args.redis_outage and not (args.redis and args.own_services):
+        parser.error("--redis-outage needs --redis --own-services (it stops the Redis this run started)")
+    json_path = Path(args.json or ROOT / "test-artifacts" / f"loadtest-{args.mode}.json")
 
     with tempfile.TemporaryDirectory(prefix="dra-loadtest-") as tmp:
-        server = Server(args, Path(tmp))
-        print(f"preparing {args.database_url} and static files ...", flush=True)
-        server.prepare_database()
-        server.start()
+        services = Services(Path(tmp) / "services") if args.own_services else None
+        server = None
         try:
-            print(f"gunicorn on 127.0.0.1:{server.port}, {args.clients} clients for {args.duration:g} s ...",
-                  flush=True)
-            run = Run(server.port, args.clients, args.duration, args.seed)
+            if services:
+                os.chmod(tmp, 0o755)  # the postgres user must reach its data directory
+                services.folder.mkdir()
+                args.database_url = services.start_postgres()
+                if args.redis:
+                    args.redis_url = services.start_redis()
+            server = Server(args, Path(tmp))
+            print(f"preparing {args.database_url} and static files ...", flush=True)
+            server.prepare_database()
+            server.start()
             load_before = os.getloadavg()
-            elapsed, killed = run.run(server, None if args.no_kill else args.duration / 2)
-            checks = verify(server.port, run, args.database_url)
+            if args.mode == "noisy":
+                print(f"noisy neighbours on 127.0.0.1:{server.port} ...", flush=True)
+                result = run_noisy(args, server)
+            elif args.mode == "slowloris":
+                print(f"slowloris on 127.0.0.1:{server.port} ...", flush=True)
+                result = run_slowloris(args, server)
+            else:
+                print(f"gunicorn on 127.0.0.1:{server.port}, {args.clients} clients for {args.duration:g} s ...",
+                      flush=True)
+                run = Run(server.port, args.clients, args.duration, args.seed)
+                outage = start_redis_outage(run, services, args) if args.redis_outage else None
+                elapsed, killed = run.run(server, None if args.no_kill else args.duration / 2)
+                if outage:
+                    outage.join()
+                checks = verify(server.port, run, args.database_url)
         finally:
-            server.stop()
+            if server:
+                server.stop()
+            if services:
+                services.stop()
         log = server.log_path.read_text(errors="replace")
-        result = report(run, elapsed, killed, checks, args, load_before)
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.with_suffix(".log").write_text(log)  # the server's log, for the tracebacks counted below
+        if args.mode == "mixed":
+            result = report(run, elapsed, killed, checks, args, load_before)
+            if args.redis_outage:
+                result["redis_outage"] = outage_report(run)
+        result["load_average_before"] = [round(x, 2) for x in load_before]
+        result["cpus"] = os.cpu_count()
         result["server_log_tracebacks"] = log.count("Traceback")
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(result, indent=2))
+        result["server_5xx_in_access_log"] = len(re.findall(r'" 5\d\d ', (Path(tmp) / "access.log").read_text()
+                                                            if (Path(tmp) / "access.log").exists() else ""))
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(result, indent=2))
+    if args.mode != "mixed":
+        print_probe_result(result)
+        print(f"\n(details in {json_path})")
+        return 0
     print_markdown(result)
+    if args.redis_outage:
+        print("redis outage:", json.dumps(result["redis_outage"]))
     checks = result["checks"]
     failed = (result["server_errors_5xx"] or not checks["shares_answered_201"] or checks["lost"]
               or checks["wrong_bytes"] or checks["wrong_settings"]
               or checks["contents_with_more_than_one_id"] or checks["ids_with_two_contents"]
               or checks["table_rows"] != checks["table_distinct_digests"])
-    print("\nRESULT:", "FAIL" if failed else "PASS", f"(details in {args.json})")
+    print("\nRESULT:", "FAIL" if failed else "PASS", f"(details in {json_path})")
     return 1 if failed else 0
+
+
+def start_redis_outage(run: Run, services: Services, args) -> threading.Thread:
+    def outage():
+        while not run.started:
+            time.sleep(0.05)
+        time.sleep(args.duration / 3)
+        services.stop_redis()
+        run.redis_stopped_at = time.monotonic() - run.started
+        time.sleep(args.duration / 3)
+        services.start_redis()
+        run.redis_started_at = time.monotonic() - run.started
+
+    thread = threading.Thread(target=outage, daemon=True)
+    thread.start()
+    return thread
+
+
+def outage_report(run: Run) -> dict:
+    stopped, started = getattr(run, "redis_stopped_at", None), getattr(run, "redis_started_at", None)
+    during = [s for s in run.samples if stopped is not None and started is not None and stopped <= s[3] < started]
+    statuses = Counter(str(s[1]) for s in during)
+    return {"stopped_at_s": stopped and round(stopped, 1), "started_at_s": started and round(started, 1),
+            "requests_during": len(during), "statuses_during": dict(sorted(statuses.items())),
+            "5xx_during": sum(v for k, v in statuses.items() if k.startswith("5"))}
 
 
 if __name__ == "__main__":

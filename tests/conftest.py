@@ -29,3 +29,20 @@ def conformance_dir():
     if CONFORMANCE_DIR is None:
         pytest.skip("conformance cases not found (set DRA_CONFORMANCE_CASES)")
     return CONFORMANCE_DIR
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fairness: keep the per-client run limits (allocator.fairness) on")
+
+
+@pytest.fixture(autouse=True)
+def _fair_share_limits_off(request):
+    """Every test client is 127.0.0.1: per-address run limits would make unrelated tests wait on
+    each other. Tests of those limits mark themselves `fairness`."""
+    if request.node.get_closest_marker("fairness"):
+        yield
+        return
+    settings = request.getfixturevalue("settings")
+    settings.ALLOCATOR_RUNS_PER_CLIENT = 0
+    settings.ALLOCATOR_SLOW_RUNS = "0/1"
+    yield

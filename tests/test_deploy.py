@@ -102,6 +102,8 @@ def gunicorn(tmp_path_factory):
         "STATIC_ROOT": str(folder / "static"),
         "PROXY_COUNT": "1",
         "ALLOCATOR_WORKERS": "1",
+        "CLIENT_IDLE_TIMEOUT": "2",
+        "CLIENT_READ_TIMEOUT": "3",
     }
     for command in (["migrate", "--noinput"], ["collectstatic", "--noinput"]):
         result = manage(*command, **env)
@@ -182,3 +184,53 @@ def test_gunicorn_shares_and_serves_a_scenario_with_a_bounded_run(gunicorn):
     response, body = fetch(gunicorn.port, "GET", f"/s/{shared['id']}/embed")
     assert response.status == 200 and response.getheader("X-Frame-Options") is None
     assert response.getheader("Content-Security-Policy").endswith("frame-ancestors *")
+
+
+def test_gunicorn_reads_a_chunked_upload_and_allocates_it(gunicorn):
+    scenario = (ROOT / "allocator" / "examples" / "simple-gpu.yaml").read_bytes()
+    connection = http.client.HTTPConnection("127.0.0.1", gunicorn.port, timeout=30)
+    headers = {"Host": "play.example.org", "X-Forwarded-Proto": "https", "Content-Type": "application/yaml"}
+    connection.request("POST", "/api/v1/allocate?node=worker-1", body=iter([scenario[:100], scenario[100:]]),
+                       headers=headers, encode_chunked=True)
+    response = connection.getresponse()
+    data = json.loads(response.read())
+    connection.close()
+    assert response.status == 200 and data["outcome"] == "allocated"
+    assert [c["metadata"]["name"] for c in data["claims"]] == ["single-gpu"]
+
+
+def slow_body(port: int) -> socket.socket:
+    """A client that announces a body and sends one byte of it now and then (slowloris)."""
+    client = socket.create_connection(("127.0.0.1", port), timeout=30)
+    client.sendall(b"POST /api/v1/allocate HTTP/1.1\r\nHost: play.example.org\r\nX-Forwarded-Proto: https\r\n"
+                   b"Content-Type: application/yaml\r\nContent-Length: 100000\r\n\r\n#")
+    return client
+
+
+def test_slow_clients_hold_a_thread_for_a_bounded_time_and_the_server_keeps_answering(gunicorn):
+    """With sync workers, more slow bodies than workers held every worker until gunicorn's
+    timeout and /healthz timed out meanwhile."""
+    slow = [slow_body(gunicorn.port) for _ in range(8)]
+    started = time.monotonic()
+    try:
+        latencies = []
+        while time.monotonic() - started < 2.5:
+            for client in slow:
+                try:
+                    client.send(b"#")
+                except OSError:
+                    pass
+            before = time.monotonic()
+            assert fetch(gunicorn.port, "GET", "/healthz")[0].status == 200
+            latencies.append(time.monotonic() - before)
+            time.sleep(0.25)
+        assert max(latencies) < 1.0, latencies
+        answers = []
+        for client in slow:
+            client.settimeout(10)
+            answers.append(client.recv(200))
+        assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers), answers
+        assert time.monotonic() - started < 3 + 5, "each slow body is cut off at CLIENT_READ_TIMEOUT"
+    finally:
+        for client in slow:
+            client.close()

@@ -1,8 +1,7 @@
 """Bounded allocation runs: a worker process per run with a time and memory limit, and the
-results cache (local memory, or Redis when one is reachable on 127.0.0.1:6379)."""
+results cache (local memory, or a Redis server the test starts when redis-server is installed)."""
 import os
 import pickle
-import socket
 import threading
 import time
 import uuid
@@ -14,6 +13,7 @@ from allocator import gallery, worker
 from allocator.engine.run import UNSATISFIABLE
 from allocator.playground import Settings, run_settings
 from allocator.worker import WorkerPool, gave_up, result_key, run_bounded
+from tests.redis_server import redis_cache_settings, redis_server  # noqa: F401 (a fixture)
 
 
 # Jobs for the pool: module-level, so a worker process can import them by name.
@@ -96,12 +96,12 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     try:
         started = time.monotonic()
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(Settings(scenario="x"))
         assert not finished and time.monotonic() - started < 5
         assert "stopped after 0.5 s" in message(payload)
         assert pickle.loads(payload)[1].outcome == UNSATISFIABLE
-        pool.job = echo
-        payload, finished = pool.run(Settings(scenario="after"))
+        pool.job, pool.timeout = echo, 10  # a fresh worker may take over 0.5 s to start on a busy machine
+        payload, finished, *_ = pool.run(Settings(scenario="after"))
         assert finished and message(payload) == "search gave up: echo after"
         assert pool.started == 2
     finally:
@@ -111,7 +111,7 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
 def test_a_run_over_its_memory_is_stopped():
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     try:
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(Settings(scenario="x"))
         assert not finished and "more than 256 MiB of memory" in message(payload)
     finally:
         pool.close()
@@ -120,7 +120,7 @@ def test_a_run_over_its_memory_is_stopped():
 def test_a_worker_that_dies_is_replaced():
     pool = WorkerPool(size=1, timeout=5, job=crash)
     try:
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(Settings(scenario="x"))
         assert not finished
         pool.job = echo
         assert pool.run(Settings(scenario="y"))[1]
@@ -171,23 +171,13 @@ def test_inline_isolation_runs_in_this_process(settings, monkeypatch):
     assert run_bounded(example_settings("simple-gpu"))[1].outcome == "allocated"
 
 
-def redis_reachable() -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
-        return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not redis_reachable(), reason="no Redis server on 127.0.0.1:6379")
-def test_results_and_rate_limits_are_shared_through_redis(settings, rf):
-    from allocator import sharing
+def test_results_and_rate_limits_are_shared_through_redis(settings, rf, redis_server):
+    from allocator import safe_cache, sharing
 
     prefix = f"dra-test-{uuid.uuid4().hex}"
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                    "LOCATION": "redis://127.0.0.1:6379/0", "KEY_PREFIX": prefix},
-    }
+    original = settings.CACHES
+    settings.CACHES = redis_cache_settings(redis_server.url, prefix)
+    safe_cache.reset()
     redis_cache = caches["default"]
     try:
         assert redis_cache.__class__.__name__ == "RedisCache"
@@ -200,6 +190,106 @@ def test_results_and_rate_limits_are_shared_through_redis(settings, rf):
         answers = [sharing.rate_limited(request) for _ in range(3)]
         assert answers[:2] == [None, None] and answers[2] > 0
     finally:
-        client = redis_cache._cache.get_client(write=True)
-        for key in client.scan_iter(f"{prefix}:*"):
-            client.delete(key)
+        settings.CACHES = original  # the server stops with the test; nothing to clean up there
+
+
+# ---- only answers that do not depend on how busy the server was are cached ----------------
+
+def explosion(devices=24, claims=12) -> str:
+    """More claims than attribute groups: every order is tried until a limit stops the search."""
+    parts = [
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+        "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+        "  devices:\n"
+    ]
+    parts += [f"  - name: d{i}\n    attributes: {{numa: {{int: {i // 2}}}}}\n" for i in range(devices)]
+    parts += [
+        f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c{c}, namespace: default}}\n"
+        "spec:\n  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: gpu, count: 2}\n"
+        "    constraints:\n    - matchAttribute: gpu.example.com/numa\n"
+        for c in range(claims + devices // 2)
+    ]
+    return "".join(parts)
+
+
+@pytest.fixture
+def inline(settings):
+    settings.ALLOCATOR_ISOLATION = "inline"
+
+
+def test_a_search_stopped_by_the_wall_clock_is_not_cached(inline, monkeypatch):
+    from allocator import playground
+
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.3)
+    monkeypatch.setattr(playground, "WEB_MAX_STEPS", 10**9)
+    settings = Settings(scenario=explosion(), node="n1")
+    _, outcome = run_bounded(settings)
+    assert "time limit reached" in outcome.message
+    assert cache.get(result_key(settings)) is None, "on a quieter machine the same search may finish"
+
+
+def test_a_search_stopped_by_its_step_budget_is_cached(inline, monkeypatch):
+    from allocator import playground
+
+    monkeypatch.setattr(playground, "WEB_MAX_STEPS", 2000)
+    settings = Settings(scenario=explosion(), node="n1")
+    _, outcome = run_bounded(settings)
+    assert "search gave up after 2000 steps" in outcome.message
+    assert cache.get(result_key(settings)) is not None, "a step budget gives up the same way on any machine"
+
+
+def test_a_run_killed_at_the_workers_time_limit_is_not_cached(monkeypatch):
+    pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    try:
+        settings = Settings(scenario="slow")
+        _, outcome = run_bounded(settings)
+        assert "stopped after 0.5 s" in outcome.message
+        assert cache.get(result_key(settings)) is None
+    finally:
+        pool.close()
+
+
+def test_a_run_stopped_by_its_memory_limit_is_kept_briefly(monkeypatch):
+    pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    try:
+        settings = Settings(scenario="hungry")
+        _, outcome = run_bounded(settings)
+        assert "more than 256 MiB" in outcome.message
+        assert cache.get(result_key(settings)) is not None
+    finally:
+        pool.close()
+
+
+def test_a_slow_run_that_finished_is_cached_only_under_the_time_limit(monkeypatch):
+    pool = WorkerPool(size=1, timeout=5, job=nap)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    from allocator import playground
+
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.5)
+    try:
+        quick, slow = Settings(scenario="0"), Settings(scenario="0.7")
+        run_bounded(quick)
+        run_bounded(slow)
+        assert cache.get(result_key(quick)) is not None
+        assert cache.get(result_key(slow)) is None, "a run past the engine's deadline may have given up on load"
+    finally:
+        pool.close()
+
+
+def report_niceness(settings):
+    return pickle.dumps((None, gave_up(f"nice {os.nice(0)}")))
+
+
+def test_heavy_runs_go_to_worker_processes_of_lower_cpu_priority():
+    pool = WorkerPool(size=2, timeout=10, job=report_niceness)
+    try:
+        normal = message(pool.run(Settings(scenario="a")).payload)
+        heavy = message(pool.run(Settings(scenario="b"), heavy=True).payload)
+        assert int(heavy.split()[-1]) == int(normal.split()[-1]) + worker.HEAVY_NICENESS
+        assert message(pool.run(Settings(scenario="c")).payload) == normal, "normal runs keep their priority"
+        assert pool.started == 2
+    finally:
+        pool.close()

@@ -317,6 +317,8 @@ class Allocator:
     def _evaluate(self, owner, index, program, rd: RequestData, device: Device) -> bool:
         try:
             return program.evaluate(device_input(device), deadline=self.deadline)
+        except cel.CelInterruptedError:
+            raise self._out_of_time() from None
         except (DeviceInputError, cel.CelRuntimeError) as exc:
             claim = self.claims[rd.claim_index]
             who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
@@ -347,6 +349,8 @@ class Allocator:
             raise Fatal(f"compile derived attribute {derived.name} failed: {exc.message}", claim=claim) from None
         try:
             value = program.evaluate_value(device_input(device), deadline=self.deadline)
+        except cel.CelInterruptedError:
+            raise self._out_of_time() from None
         except (cel.CelRuntimeError, DeviceInputError) as exc:
             raise Fatal(f"evaluate derived attribute {derived.name} on device {device.id_str} failed: "
                         f"{runtime_message(exc)}", claim=claim) from None
@@ -479,7 +483,11 @@ class Allocator:
         if self.steps > self.max_steps:
             raise SearchLimit(f"search gave up after {self.max_steps} steps", self.steps)
         if self.deadline is not None and self.steps % 256 == 0 and time.monotonic() > self.deadline:
-            raise SearchLimit(f"search gave up after {self.steps} steps: time limit reached", self.steps)
+            raise self._out_of_time()
+
+    def _out_of_time(self) -> SearchLimit:
+        """The wall-clock limit, met in the search or inside a CEL evaluation."""
+        return SearchLimit(f"search gave up after {self.steps} steps: time limit reached", self.steps)
 
     def _one(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> bool:
         self._tick()

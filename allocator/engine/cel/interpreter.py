@@ -42,12 +42,15 @@ _CONVERTED_ERRORS = (TypeError, ValueError, AttributeError, IndexError, KeyError
 
 
 class State:
-    __slots__ = ("cost", "limit", "deadline", "slots", "device")
+    __slots__ = ("cost", "limit", "deadline", "slots", "device", "iterations")
 
     def __init__(self, device, limit: int, deadline, slot_count: int):
         self.cost = 0
         self.limit = limit
         self.deadline = deadline
+        # Comprehension steps of the whole evaluation, nested ones included: the deadline is
+        # checked every INTERRUPT_CHECK_EVERY of them, however short each single loop is.
+        self.iterations = 0
         self.slots = [None] * slot_count
         self.device = device
 
@@ -847,7 +850,6 @@ class Compiler:
                 raise EvalError(f"got '{go_type_name(collection)}', expected iterable type")
             limit = st.limit
             deadline = st.deadline
-            count = 0
             for item in pairs:
                 if two_vars:
                     slots[first_slot], slots[second_slot] = item
@@ -865,9 +867,10 @@ class Compiler:
                     slots[accu_slot] = ErrorValue(exc)
                 if st.cost > limit:
                     _over_limit()
-                count += 1
-                if deadline is not None and count % INTERRUPT_CHECK_EVERY == 0 and time.monotonic() > deadline:
-                    raise CelInterruptedError()
+                if deadline is not None:
+                    st.iterations += 1
+                    if st.iterations % INTERRUPT_CHECK_EVERY == 0 and time.monotonic() > deadline:
+                        raise CelInterruptedError()
             return result(st)
         return fold
 

@@ -1,0 +1,132 @@
+"""Fair shares of the allocation workers: one client (address) cannot hold them all, and a client
+whose runs keep ending at the time limit waits, while everyone else keeps being served."""
+import threading
+import time
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from allocator import gallery, playground, safe_cache, worker
+from allocator.fairness import Throttled
+from allocator.playground import Settings
+from allocator.worker import WorkerPool, run_bounded
+from tests.test_worker import nap
+
+pytestmark = [pytest.mark.django_db, pytest.mark.fairness]
+
+SIMPLE = gallery.get("simple-gpu")
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    cache.clear()
+    safe_cache.reset()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def napping_pool(monkeypatch):
+    """Runs that sleep for as many seconds as their scenario says, four at a time."""
+    pool = WorkerPool(size=4, timeout=10, job=nap)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    yield pool
+    pool.close()
+
+
+def api(client, scenario, address):
+    return client.post("/api/v1/allocate", scenario, content_type="application/yaml", REMOTE_ADDR=address)
+
+
+def test_a_client_may_run_two_allocations_at_a_time_and_others_are_not_held(settings, napping_pool):
+    settings.ALLOCATOR_RUNS_PER_CLIENT = 2
+    settings.ALLOCATOR_SLOW_RUNS = "0/1"
+    busy = [threading.Thread(target=run_bounded, args=(Settings(scenario=f"1.{i}"),), kwargs={"client": "192.0.2.1"})
+            for i in range(2)]
+    for thread in busy:
+        thread.start()
+    time.sleep(0.5)
+    client = Client()
+    third = api(client, "0.01", "192.0.2.1")
+    assert third.status_code == 429 and third["Retry-After"] == "1"
+    assert "still running" in third.json()["message"]
+    other = api(client, "0.02", "192.0.2.2")
+    assert other.status_code == 200
+    for thread in busy:
+        thread.join()
+    assert api(client, "0.03", "192.0.2.1").status_code == 200, "the slots are given back"
+
+
+def test_runs_that_end_at_the_time_limit_are_rate_limited_per_client(settings, napping_pool, monkeypatch):
+    settings.ALLOCATOR_SLOW_RUNS = "2/600"
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.2)
+    client = Client()
+    assert api(client, "0.3", "192.0.2.1").status_code == 200
+    assert api(client, "0.31", "192.0.2.1").status_code == 200
+    refused = api(client, "0.01", "192.0.2.1")
+    assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 600
+    assert "into the time limit" in refused.json()["message"]
+    page = client.post("/", {"scenario": "0.01", "gates-submitted": "1"}, HTTP_HX_REQUEST="true",
+                       REMOTE_ADDR="192.0.2.1")
+    assert page.status_code == 200 and "Refused" in page.content.decode()
+    assert "into the time limit" in page.content.decode()
+    plain = client.post("/", {"scenario": "0.01", "gates-submitted": "1"}, REMOTE_ADDR="192.0.2.1")
+    assert plain.status_code == 429 and plain["Retry-After"]
+    assert api(client, "0.01", "192.0.2.2").status_code == 200, "other clients are served"
+
+
+def test_a_throttled_client_still_gets_answers_from_the_cache(settings, napping_pool, monkeypatch):
+    settings.ALLOCATOR_SLOW_RUNS = "1/600"
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.2)
+    client = Client()
+    assert api(client, "0.01", "192.0.2.2").status_code == 200  # quick: cached
+    assert api(client, "0.3", "192.0.2.1").status_code == 200  # slow: counts
+    assert api(client, "0.01", "192.0.2.1").status_code == 200, "served from the cache, no run"
+    assert api(client, "0.02", "192.0.2.1").status_code == 429
+
+
+def test_quick_runs_do_not_count_against_the_slow_run_limit(settings, napping_pool):
+    settings.ALLOCATOR_SLOW_RUNS = "1/600"
+    client = Client()
+    assert all(api(client, f"0.0{i}", "192.0.2.1").status_code == 200 for i in range(5))
+
+
+def test_run_bounded_raises_throttled_for_the_views(settings, napping_pool, monkeypatch):
+    settings.ALLOCATOR_SLOW_RUNS = "1/600"
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.2)
+    run_bounded(Settings(scenario="0.3"), client="198.51.100.7")
+    with pytest.raises(Throttled):
+        run_bounded(Settings(scenario="0.01"), client="198.51.100.7")
+    assert run_bounded(Settings(scenario="0.01"))[1].message.startswith("search gave up: echo")
+
+
+def test_the_real_engine_page_still_answers_under_the_limits(settings):
+    client = Client()
+    page = client.post("/", {"scenario": SIMPLE.scenario, "node": "worker-1", "gates-submitted": "1"},
+                       HTTP_HX_REQUEST="true")
+    assert page.status_code == 200 and "outcome-allocated" in page.content.decode()
+
+
+def test_runs_of_a_client_that_met_the_time_limit_leave_workers_for_everyone_else(settings, monkeypatch):
+    """8 clients looping on worst-case searches held every worker; a small run waited behind them."""
+    settings.ALLOCATOR_SLOW_RUNS = "100/600"
+    monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.2)
+    pool = WorkerPool(size=2, timeout=10, job=nap)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    try:
+        run_bounded(Settings(scenario="0.25"), client="198.51.100.1")  # met the time limit: heavy from now
+        run_bounded(Settings(scenario="0.26"), client="198.51.100.2")
+        heavy = [threading.Thread(target=run_bounded, args=(Settings(scenario=f"3.0{i}"),),
+                                  kwargs={"client": f"198.51.100.{i + 1}"}) for i in range(2)]
+        for thread in heavy:
+            thread.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        _, outcome = run_bounded(Settings(scenario="0.01"), client="198.51.100.9")
+        assert outcome.message == "search gave up: echo 0.01"
+        assert time.monotonic() - started < 2.0, "a worker was left free for a client in good standing"
+        for thread in heavy:
+            thread.join()
+    finally:
+        pool.close()
