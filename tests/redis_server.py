@@ -1,5 +1,6 @@
 """A throwaway redis-server on a free loopback port, for tests that need a real Redis (and
 can stop it to see the app survive the outage). Skips when the binary is not installed."""
+import os
 import shutil
 import socket
 import subprocess
@@ -44,7 +45,7 @@ class RedisServer:
 
 
 def redis_binary() -> bool:
-    return bool(shutil.which("redis-server")) or shutil.os.path.exists("/usr/bin/redis-server")
+    return bool(shutil.which("redis-server")) or os.path.exists("/usr/bin/redis-server")
 
 
 @pytest.fixture
