@@ -14,6 +14,7 @@ from allocator.engine.objects import (
     build_claim,
     build_device_class,
     build_node,
+    build_pod,
     build_slice,
 )
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, WARNING, Problem, field_path
@@ -33,7 +34,7 @@ class Scenario:
     nodes: dict = field(default_factory=dict)  # name -> Node
     claims: list = field(default_factory=list)  # ResourceClaim, input order
     templates: list = field(default_factory=list)  # raw ResourceClaimTemplate objects
-    pods: list = field(default_factory=list)  # raw Pod objects
+    pods: list = field(default_factory=list)  # Pod, input order
     problems: list = field(default_factory=list)  # errors and warnings
     refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
     namespaces: dict = field(default_factory=dict)  # name -> labels, from Namespace objects
@@ -188,7 +189,7 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
     elif kind == "ResourceClaimTemplate":
         scenario.templates.append(data)
     elif kind == "Pod":
-        scenario.pods.append(data)
+        scenario.pods.append(build_pod(data, ref))
     elif kind == "Namespace":
         labels = (data.get("metadata") or {}).get("labels") or {}
         scenario.namespaces[(data.get("metadata") or {}).get("name", "")] = {str(k): str(v) for k, v in labels.items()}
