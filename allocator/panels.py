@@ -214,6 +214,23 @@ def replay_data(explanation: dict) -> dict:
     return {"steps": trace["steps"], "total": trace["total"], "devices": devices, "counters": counters}
 
 
+def pod_views(outcome: Outcome) -> list:
+    """Per pod: its result, the scores of its feasible nodes, and its own why (the chosen node's
+    search, or for a pending pod the node DRA rejected that explains it)."""
+    views = []
+    for pod in outcome.pods or ():
+        ranking = pod.ranking
+        explanation = pod.explanation
+        views.append({
+            "pod": pod,
+            "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
+            "tied": ranking.tied if ranking and len(ranking.tied) > 1 else [],
+            "explanation": explanation,
+            "why_requests": why_requests(explanation) if explanation else [],
+        })
+    return views
+
+
 @dataclass(frozen=True)
 class Panel:
     """One result panel: its template, and what it adds to the page context (None hides it)."""
@@ -228,7 +245,8 @@ def _when(*keys):
 
 
 PANELS = [
-    Panel("pods", "panels/pods.html", lambda ctx: {} if ctx["outcome"].pods else None),
+    Panel("pods", "panels/pods.html", lambda ctx: {"pod_views": pod_views(ctx["outcome"])}
+          if ctx["outcome"].pods else None),
     Panel("skew", "panels/skew.html", _when("dropped_fields", "ignored_slices", "unusable_pools")),
     Panel("claims", "panels/claims.html", _when("claims")),
     Panel("counters", "panels/counters.html", _when("counter_sets")),
