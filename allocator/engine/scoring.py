@@ -61,7 +61,8 @@ class Ranking:
     note: str = ""
 
     def as_dict(self) -> dict:
-        return {"scores": [s.as_dict() for s in self.scores], "tied": self.tied, "note": self.note}
+        # Each node's score is on its verdict; this says which nodes tie and how the choice was made.
+        return {"chosen": self.chosen, "tied": self.tied, "note": self.note}
 
 
 def _least_allocated(requests: dict, candidate: Candidate) -> int:
