@@ -325,6 +325,41 @@ def build_pod(raw: dict, ref=None, *, name: str | None = None, uid: str | None =
     )
 
 
+# --- resource claim templates -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResourceClaimTemplate:
+    namespace: str
+    name: str
+    claim_metadata: dict  # spec.metadata: labels and annotations for the claims made from it
+    claim_spec: dict  # spec.spec: the ResourceClaimSpec each claim gets
+    raw: dict
+    ref: tuple | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def requests_admin_access(self) -> bool:
+        requests = (self.claim_spec.get("devices") or {}).get("requests") or ()
+        return any(isinstance(r, dict) and (r.get("exactly") or {}).get("adminAccess") for r in requests)
+
+
+def build_template(raw: dict, ref=None) -> ResourceClaimTemplate:
+    meta = raw.get("metadata") or {}
+    spec = raw.get("spec") or {}
+    return ResourceClaimTemplate(
+        namespace=str(meta.get("namespace") or "default"),
+        name=str(meta.get("name") or ""),
+        claim_metadata=spec.get("metadata") or {},
+        claim_spec=spec.get("spec") or {},
+        raw=raw,
+        ref=ref,
+    )
+
+
 # --- device classes ------------------------------------------------------------------
 
 

@@ -38,7 +38,7 @@ from allocator.engine.nodefilter import (
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
 from allocator.engine import noderesources as fit
-from allocator.engine.objects import Pod, ResourceClaim, build_claim, build_pod
+from allocator.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate, build_claim, build_pod
 from allocator.engine.scoring import Candidate, Ranking, rank
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
@@ -271,34 +271,27 @@ def _with_suffix(generate_name: str, seed: str) -> str:
     return generate_name[:58] + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
 
 
-def _generate(pod: Pod, pod_claim_name: str, template: dict, template_ref) -> ResourceClaim:
-    spec = template.get("spec") or {}
-    tmeta = spec.get("metadata") or {}
+def _generate(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate) -> ResourceClaim:
     generate_name, name = generated_name(pod.name, pod_claim_name, pod.namespace)
     metadata = {
         "name": name,
         "generateName": generate_name,
         "namespace": pod.namespace,
-        "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_ANNOTATION: pod_claim_name},
+        "annotations": {**(template.claim_metadata.get("annotations") or {}), POD_CLAIM_ANNOTATION: pod_claim_name},
         "ownerReferences": [{
             "apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
             "controller": True, "blockOwnerDeletion": True,
         }],
     }
-    if tmeta.get("labels"):
-        metadata["labels"] = dict(tmeta["labels"])
+    if template.claim_metadata.get("labels"):
+        metadata["labels"] = dict(template.claim_metadata["labels"])
     raw = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaim",
         "metadata": metadata,
-        "spec": copy.deepcopy(spec.get("spec") or {}),
+        "spec": copy.deepcopy(template.claim_spec),
     }
-    return build_claim(raw, template_ref)
-
-
-def _template_requests_admin(template: dict) -> bool:
-    requests = (((template.get("spec") or {}).get("spec") or {}).get("devices") or {}).get("requests") or ()
-    return any(isinstance(r, dict) and ((r.get("exactly") or {}).get("adminAccess")) for r in requests)
+    return build_claim(raw, template.ref)
 
 
 @dataclass
@@ -352,14 +345,14 @@ def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Clai
         view.name = claim.name
         return claim
     key = f"{pod.namespace}/{view.template}"
-    template = next((t for t in scenario.templates if _template_key(t) == key), None)
+    template = next((t for t in scenario.templates if t.key == key), None)
     if template is None:
         refusal = (f'resource claim template "{view.template}": resourceclaimtemplate.resource.k8s.io '
                    f'"{view.template}" not found')
-    elif not features.admin_access and _template_requests_admin(template):
+    elif not features.admin_access and template.requests_admin_access:
         refusal = "admin access is requested, but the feature is disabled"
     else:
-        claim = _generate(pod, view.pod_claim_name, template, scenario.refs.get(("ResourceClaimTemplate", key)))
+        claim = _generate(pod, view.pod_claim_name, template)
         view.name, view.generated = claim.name, True
         claims.put(claim)
         return claim
@@ -367,11 +360,6 @@ def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Clai
                           f"FailedResourceClaimCreation: PodResourceClaim {view.pod_claim_name}: {refusal})")
     resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
     return None
-
-
-def _template_key(template: dict) -> str:
-    meta = template.get("metadata") or {}
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
 # --- one scheduling cycle -------------------------------------------------------------------

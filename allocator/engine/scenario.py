@@ -16,6 +16,7 @@ from allocator.engine.objects import (
     build_node,
     build_pod,
     build_slice,
+    build_template,
 )
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, WARNING, Problem, field_path
 from allocator.engine.validation import validate
@@ -33,7 +34,7 @@ class Scenario:
     slices: list = field(default_factory=list)  # ResourceSlice, input order
     nodes: dict = field(default_factory=dict)  # name -> Node
     claims: list = field(default_factory=list)  # ResourceClaim, input order
-    templates: list = field(default_factory=list)  # raw ResourceClaimTemplate objects
+    templates: list = field(default_factory=list)  # ResourceClaimTemplate, input order
     pods: list = field(default_factory=list)  # Pod, input order
     problems: list = field(default_factory=list)  # errors and warnings
     refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
@@ -187,7 +188,7 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
         node: Node = build_node(data, ref)
         scenario.nodes[node.name] = node
     elif kind == "ResourceClaimTemplate":
-        scenario.templates.append(data)
+        scenario.templates.append(build_template(data, ref))
     elif kind == "Pod":
         scenario.pods.append(build_pod(data, ref))
     elif kind == "Namespace":
@@ -202,10 +203,7 @@ def _admin_access_admission(scenario: Scenario) -> None:
     """
     objects = [("ResourceClaim", c.raw, c.key, c.namespace, ("spec",)) for c in scenario.claims]
     for template in scenario.templates:
-        meta = template.get("metadata") or {}
-        namespace = meta.get("namespace") or "default"
-        objects.append(("ResourceClaimTemplate", template, f"{namespace}/{meta.get('name', '')}", namespace,
-                        ("spec", "spec")))
+        objects.append(("ResourceClaimTemplate", template.raw, template.key, template.namespace, ("spec", "spec")))
     for kind, raw, key, namespace, base in objects:
         labels = scenario.namespaces.get(namespace)
         if labels is None or labels.get(ADMIN_ACCESS_LABEL) == "true":
