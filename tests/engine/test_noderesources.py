@@ -215,3 +215,21 @@ def _class(name, resource):
     device_class = k.device_class(name)
     device_class["spec"]["extendedResourceName"] = resource
     return build_device_class(device_class)
+
+
+def test_a_cluster_dump_short_of_cpu_gives_the_schedulers_line():
+    from tests.engine.test_pods import DUMP
+
+    text = DUMP.read_text().replace(
+        "      name: train\n      resources:\n        claims:\n        - name: gpu\n    resourceClaims:",
+        "      name: train\n      resources:\n        requests:\n          cpu: \"40\"\n        claims:\n"
+        "        - name: gpu\n    resourceClaims:", 1)
+    assert 'cpu: "40"' in text
+    _, outcome = allocate_text(text)
+    trainer = result(outcome, "trainer-1")
+    assert trainer.outcome == PENDING
+    assert trainer.message == ("0/3 nodes are available: 1 node(s) had untolerated taint "
+                               "{node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu.")
+    # trainer-0, running on gpu-node-1, holds 4 CPUs there
+    assert [n.details for n in trainer.nodes[1:]] == [["cpu: the pod asks 40, 4 of 32 in use"],
+                                                      ["cpu: the pod asks 40, 0 of 32 in use"]]
