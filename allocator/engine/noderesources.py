@@ -95,7 +95,8 @@ def pod_requests(pod: Pod, *, non_zero: bool = False, use_status: bool = False,
     sidecars: dict = {}
     init_peak: dict = {}
     for container in pod.init_containers:
-        requests = _container(container, use_status=use_status, defaults=defaults)
+        # Only sidecars can be resized in place; ordinary init containers count as specified.
+        requests = _container(container, use_status=use_status and container.sidecar, defaults=defaults)
         if container.sidecar:
             _add(total, requests)  # runs for the pod's whole life
             _add(sidecars, requests)

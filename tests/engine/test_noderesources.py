@@ -233,3 +233,10 @@ def test_a_cluster_dump_short_of_cpu_gives_the_schedulers_line():
     # trainer-0, running on gpu-node-1, holds 4 CPUs there
     assert [n.details for n in trainer.nodes[1:]] == [["cpu: the pod asks 40, 4 of 32 in use"],
                                                       ["cpu: the pod asks 40, 0 of 32 in use"]]
+
+
+def test_a_resized_running_pod_holds_the_larger_of_its_spec_and_what_the_kubelet_reports():
+    resized = k.pod("resized", node_name="node-a", requests={"cpu": "1"})
+    resized["status"]["containerStatuses"] = [{"name": "main", "resources": {"requests": {"cpu": "3"}}}]
+    outcome = schedule(small_node("node-a"), resized, k.pod("new", requests={"cpu": "2"}))
+    assert result(outcome, "new").nodes[0].details == ["cpu: the pod asks 2, 3 of 4 in use"]
