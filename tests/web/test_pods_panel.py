@@ -41,3 +41,11 @@ def test_feasible_nodes_show_their_scores_and_the_tie(client):
     assert "<th scope=\"col\">Score</th>" in body
     assert "TaintToleration 100 × 3" in body
     assert "2 nodes share the best score (node-a, node-b): the scheduler picks one of them at random" in body
+
+
+def test_a_pod_no_node_had_room_for_says_so_in_its_why(client):
+    body = post(client, k.dump(k.node("node-a", allocatable={"cpu": "1", "memory": "1Gi", "pods": "110"}),
+                               k.pod("big", requests={"cpu": "2"})))
+    assert "0/1 nodes are available: 1 Insufficient cpu." in body
+    assert "cpu: the pod asks 2, 0 of 1 in use" in body
+    assert "no node got as far as the DRA search" in body
