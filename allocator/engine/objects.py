@@ -217,6 +217,15 @@ def build_node(raw: dict, ref=None) -> Node:
     )
 
 
+class ObjectFieldError(ValueError):
+    """A field the typed view cannot read, with its path in the object."""
+
+    def __init__(self, path: tuple, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
 def _resource_list(raw, path: tuple) -> dict:
     """A v1 ResourceList (name -> quantity string) as name -> Quantity."""
     out = {}
@@ -224,8 +233,8 @@ def _resource_list(raw, path: tuple) -> dict:
         try:
             out[str(name)] = Quantity.parse(value)
         except ValueError:
-            raise ValueError(f"{'.'.join(path)}[{name}]: quantities must match the regular expression "
-                             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (got {value!r})") from None
+            raise ObjectFieldError(path + (str(name),), f'Invalid value: "{value}": quantities must match the '
+                                   "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'") from None
     return out
 
 
@@ -286,7 +295,7 @@ def _containers(raw_list, path: tuple, statuses: dict, *, init: bool) -> tuple:
         reported = {}
         for source in ((status.get("resources") or {}).get("requests"), status.get("allocatedResources")):
             for rname, quantity in _resource_list(source if isinstance(source, dict) else None,
-                                                  path + (i, "status")).items():
+                                                  ("status", "containerStatuses", name)).items():
                 reported[rname] = max(reported.get(rname, quantity), quantity)
         out.append(Container(
             name=name,

@@ -11,6 +11,7 @@ from allocator.engine.loader import Loaded, load_scenario
 from allocator.engine.objects import (
     DeviceClass,
     Node,
+    ObjectFieldError,
     build_claim,
     build_device_class,
     build_node,
@@ -156,6 +157,8 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
         scenario.refs[(kind, name)] = raw.ref
         try:
             _add_object(scenario, kind, data, raw.ref, index)
+        except ObjectFieldError as exc:
+            scenario.problems.append(Problem(exc.message, kind=kind, name=name, path=exc.path, ref=raw.ref))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             scenario.problems.append(Problem(f"cannot read object: {exc}", kind=kind, name=name, ref=raw.ref))
     for (version, kind), (count, moves, ref, name) in converted.items():

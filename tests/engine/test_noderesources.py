@@ -240,3 +240,23 @@ def test_a_resized_running_pod_holds_the_larger_of_its_spec_and_what_the_kubelet
     resized["status"]["containerStatuses"] = [{"name": "main", "resources": {"requests": {"cpu": "3"}}}]
     outcome = schedule(small_node("node-a"), resized, k.pod("new", requests={"cpu": "2"}))
     assert result(outcome, "new").nodes[0].details == ["cpu: the pod asks 2, 3 of 4 in use"]
+
+
+def test_an_unreadable_request_is_invalid_input_that_names_the_field():
+    bad = k.pod("p", requests={"cpu": "lots"})
+    _, outcome = allocate_text(k.dump(small_node("node-a"), bad))
+    assert outcome.outcome == "invalid"
+    [problem] = outcome.problems
+    assert problem.field == "spec.containers[0].resources.requests.cpu"
+    assert problem.message.startswith('Invalid value: "lots": quantities must match')
+
+
+def test_an_apiserver_without_the_gate_drops_the_class_extended_resource_name_on_create():
+    gates = ComponentGates(apiserver=gates_from_dict({"DRAExtendedResource": False}))
+    scenario, outcome = allocate_text(k.dump(small_node("node-a"), gpu_class(),
+                                             k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
+                                             k.pod("p", requests={"example.com/gpu": "1"})),
+                                      gates=gates, replay_create=True)
+    assert any(w.field == "spec.extendedResourceName" and "DRAExtendedResource" in w.message
+               for w in outcome.warnings)
+    assert result(outcome, "p").message == "0/1 nodes are available: 1 Insufficient example.com/gpu."
