@@ -214,6 +214,12 @@ def replay_data(explanation: dict) -> dict:
     return {"steps": trace["steps"], "total": trace["total"], "devices": devices, "counters": counters}
 
 
+SCORE_LABELS = {
+    "TaintToleration": "taints", "NodeAffinity": "affinity", "NodeResourcesFit": "least allocated",
+    "NodeResourcesBalancedAllocation": "balanced", "DynamicResources": "DRA",
+}
+
+
 def pod_views(outcome: Outcome) -> list:
     """Per pod: its result, the scores of its feasible nodes, and its own why (the chosen node's
     search, or for a pending pod the node DRA rejected that explains it)."""
@@ -221,8 +227,14 @@ def pod_views(outcome: Outcome) -> list:
     for pod in outcome.pods or ():
         ranking = pod.ranking
         explanation = pod.explanation
+        rows = []
+        for verdict in pod.nodes:
+            parts = [{"plugin": name, "label": SCORE_LABELS.get(name, name), **values}
+                     for name, values in ((verdict.score or {}).get("plugins") or {}).items()]
+            rows.append({"verdict": verdict, "score_parts": parts})
         views.append({
             "pod": pod,
+            "rows": rows,
             "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
             "tied": ranking.tied if ranking and len(ranking.tied) > 1 else [],
             "explanation": explanation,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from allocator.engine.nodefilter import placement_of
 from allocator.engine.noderesources import CPU, MEMORY, NodeUsage, pod_requests
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Node, Pod, node_selector
@@ -104,8 +105,6 @@ def _intolerable_preferences(pod: Pod, node: Node) -> int:
 
 
 def _tolerations(pod: Pod) -> list:
-    from allocator.engine.nodefilter import placement_of  # nodefilter reads the same spec
-
     return list(placement_of(pod.raw).tolerations)
 
 

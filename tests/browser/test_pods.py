@@ -26,3 +26,14 @@ def test_two_pending_pods_each_show_their_own_why(page: Page):
         expect(why.locator("caption")).to_contain_text(count)
         expect(why.locator("tr.verdict-rejected, tr.verdict-unused, tr.verdict-tried").first).to_be_visible()
     screenshot(panel, "pods--two-pending-whys")
+
+
+def test_feasible_nodes_show_their_scores_and_the_tie(page: Page):
+    from tests.web.test_pods_panel import tied_nodes
+
+    page.goto(f"/#{fragment(Settings(scenario=tied_nodes()))}")
+    block = page.locator("#panel-pods div.pod[data-pod='default/web']")
+    expect(block.locator("td.score")).to_have_count(2)
+    expect(block.locator("tr[data-node='node-a'] td.score")).to_contain_text("taints 100×3")
+    expect(block.locator(".scoring-note")).to_contain_text("picks one of them at random")
+    screenshot(block, "pods--scores-and-tie")

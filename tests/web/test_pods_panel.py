@@ -39,7 +39,7 @@ def test_each_pending_pod_has_its_own_why(client):
 def test_feasible_nodes_show_their_scores_and_the_tie(client):
     body = post(client, tied_nodes())
     assert "<th scope=\"col\">Score</th>" in body
-    assert "TaintToleration 100 × 3" in body
+    assert "taints 100×3" in body
     assert "2 nodes share the best score (node-a, node-b): the scheduler picks one of them at random" in body
 
 
