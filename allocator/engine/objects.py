@@ -297,9 +297,14 @@ def _containers(raw_list, path: tuple, statuses: dict, *, init: bool) -> tuple:
             for rname, quantity in _resource_list(source if isinstance(source, dict) else None,
                                                   ("status", "containerStatuses", name)).items():
                 reported[rname] = max(reported.get(rname, quantity), quantity)
+        # The apiserver defaults a request to its limit when only the limit is given.
+        limits = _resource_list(resources.get("limits") if isinstance(resources.get("limits"), dict) else None,
+                                path + (i, "resources", "limits"))
+        requests = _resource_list(resources.get("requests") if isinstance(resources.get("requests"), dict) else None,
+                                  path + (i, "resources", "requests"))
         out.append(Container(
             name=name,
-            requests=_resource_list(resources.get("requests"), path + (i, "resources", "requests")),
+            requests={**limits, **requests},
             sidecar=init and raw.get("restartPolicy") == "Always",
             status_requests=reported,
         ))
@@ -315,7 +320,8 @@ def build_pod(raw: dict, ref=None, *, name: str | None = None, uid: str | None =
         for entry in status.get(key) or ():
             if isinstance(entry, dict) and entry.get("name"):
                 statuses[str(entry["name"])] = entry
-    pod_level = (spec.get("resources") or {}).get("requests") if isinstance(spec.get("resources"), dict) else None
+    pod_resources = spec.get("resources") if isinstance(spec.get("resources"), dict) else {}
+    pod_level = pod_resources.get("requests") if isinstance(pod_resources.get("requests"), dict) else None
     return Pod(
         name=name if name is not None else str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or "default"),

@@ -260,3 +260,10 @@ def test_an_apiserver_without_the_gate_drops_the_class_extended_resource_name_on
     assert any(w.field == "spec.extendedResourceName" and "DRAExtendedResource" in w.message
                for w in outcome.warnings)
     assert result(outcome, "p").message == "0/1 nodes are available: 1 Insufficient example.com/gpu."
+
+
+def test_a_limit_without_a_request_is_the_request_as_the_apiserver_defaults_it():
+    raw = k.pod("p")
+    raw["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "2", "example.com/foo": "1"}
+    raw["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "500m"}
+    assert fit.pod_requests(build_pod(raw)) == {"cpu": 500, "example.com/foo": 1}
