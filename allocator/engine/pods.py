@@ -26,6 +26,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 
 from allocator.engine import cel
+from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator, allocated_state
 from allocator.engine.cycle import NodeAttempt, attempt_node, explain_attempt, fit_error, prefilter_problems
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
@@ -37,9 +38,7 @@ from allocator.engine.nodefilter import (
     prefilter_nodes,
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
-from allocator.engine import noderesources as fit
 from allocator.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate, build_claim, build_pod
-from allocator.engine.scoring import Candidate, Ranking, rank
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
@@ -57,6 +56,7 @@ from allocator.engine.run import (
     node_for,
 )
 from allocator.engine.scenario import Scenario
+from allocator.engine.scoring import Candidate, Ranking, rank
 
 SCHEDULED, PENDING, INVALID_POD, BOUND = "scheduled", "pending", "invalid", "bound"
 
