@@ -216,7 +216,7 @@ def replay_data(explanation: dict) -> dict:
 
 SCORE_LABELS = {
     "TaintToleration": "taints", "NodeAffinity": "affinity", "NodeResourcesFit": "least allocated",
-    "NodeResourcesBalancedAllocation": "balanced", "DynamicResources": "DRA",
+    "NodeResourcesBalancedAllocation": "balanced", "ImageLocality": "images", "DynamicResources": "DRA",
 }
 
 

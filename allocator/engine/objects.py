@@ -197,6 +197,7 @@ class Node:
     ref: tuple | None = None
     synthetic: bool = False  # named only by --node or a slice, no Node object
     allocatable: dict | None = None  # status.allocatable: resource name -> Quantity; None when not given
+    images: tuple = ()  # status.images: (names, sizeBytes) per image the node holds
 
 
 def build_node(raw: dict, ref=None) -> Node:
@@ -214,6 +215,11 @@ def build_node(raw: dict, ref=None) -> Node:
         ref=ref,
         allocatable=_resource_list(status.get("allocatable"), ("status", "allocatable"))
         if isinstance(status.get("allocatable"), dict) else None,
+        images=tuple(
+            (tuple(str(n) for n in image.get("names") or ()), int(image.get("sizeBytes") or 0))
+            for image in status.get("images") or () if isinstance(image, dict)
+            and isinstance(image.get("sizeBytes") or 0, int)
+        ),
     )
 
 
@@ -245,6 +251,7 @@ def _resource_list(raw, path: tuple) -> dict:
 class Container:
     name: str
     requests: dict  # resources.requests: name -> Quantity
+    image: str = ""
     sidecar: bool = False  # an init container with restartPolicy Always
     status_requests: dict = field(default_factory=dict)  # what the kubelet reports it has (resize), max'ed in
 
@@ -304,6 +311,7 @@ def _containers(raw_list, path: tuple, statuses: dict, *, init: bool) -> tuple:
                                   path + (i, "resources", "requests"))
         out.append(Container(
             name=name,
+            image=str(raw.get("image") or ""),
             requests={**limits, **requests},
             sidecar=init and raw.get("restartPolicy") == "Always",
             status_requests=reported,

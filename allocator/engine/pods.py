@@ -56,7 +56,7 @@ from allocator.engine.run import (
     node_for,
 )
 from allocator.engine.scenario import Scenario
-from allocator.engine.scoring import Candidate, Ranking, rank
+from allocator.engine.scoring import Candidate, ImageSpread, Ranking, rank
 
 SCHEDULED, PENDING, INVALID_POD, BOUND = "scheduled", "pending", "invalid", "bound"
 
@@ -67,8 +67,8 @@ EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 NOT_MODELLED = (
     "Pods: host ports, volumes, pod (anti-)affinity, topology spread and priority are not checked; nodes "
     "are filtered by spec.nodeName, unschedulable, taints, nodeSelector and required node affinity, "
-    "resource requests (NodeResourcesFit) and DRA, and scored without ImageLocality, PodTopologySpread and "
-    "InterPodAffinity. A Pending pod's message leaves out the preemption part the scheduler appends"
+    "resource requests (NodeResourcesFit) and DRA, and scored without PodTopologySpread and InterPodAffinity. "
+    "A Pending pod's message leaves out the preemption part the scheduler appends"
 )
 # The apiserver's generateName suffix: five characters from this alphabet (no vowels, no 0/1/3).
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -386,7 +386,7 @@ class _Capacity:
     def __init__(self, scenario: Scenario, *, extended_resources: bool):
         self.classes = fit.ExtendedResourceClasses(scenario.classes, enabled=extended_resources)
         self.usage: dict = {}
-        self.bare: list = []  # nodes without status.allocatable
+        self.images = ImageSpread.of(list(scenario.nodes.values()))
         for pod in scenario.pods:
             if pod.node_name and not pod.terminal:
                 self.on(pod.node_name).add(_pod(pod), use_status=True)
@@ -520,7 +520,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         feasible[name] = (verdict, allocator, attempt, extended)
     if not candidates:
         return cycle
-    cycle.ranking = rank(pod, candidates)
+    cycle.ranking = rank(pod, candidates, capacity.images)
     for score in cycle.ranking.scores:
         if score.plugins:
             feasible[score.node][0].score = {"total": score.total, "plugins": score.plugins}

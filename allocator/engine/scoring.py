@@ -7,10 +7,11 @@ nothing is scored.
 
 Modelled: NodeResourcesFit (LeastAllocated over CPU and memory, weight 1),
 NodeResourcesBalancedAllocation (CPU and memory, weight 1), TaintToleration (PreferNoSchedule
-taints, weight 3), NodeAffinity (preferred terms, weight 2) and DynamicResources (the position
-of the chosen firstAvailable subrequests, weight 1). Not modelled: ImageLocality,
-PodTopologySpread and InterPodAffinity (they would need images, services and other pods'
-affinity terms); they add the same to every node here.
+taints, weight 3), NodeAffinity (preferred terms, weight 2), ImageLocality (the containers'
+images in the node's status.images, weight 1) and DynamicResources (the position of the chosen
+firstAvailable subrequests, weight 1). Not modelled: PodTopologySpread and InterPodAffinity
+(they would need Services, ReplicaSets and other pods' affinity terms); they add the same to
+every node here.
 """
 from __future__ import annotations
 
@@ -30,8 +31,14 @@ BALANCED = "NodeResourcesBalancedAllocation"
 TAINTS = "TaintToleration"
 AFFINITY = "NodeAffinity"
 DRA = "DynamicResources"
-WEIGHTS = {TAINTS: 3, AFFINITY: 2, LEAST_ALLOCATED: 1, BALANCED: 1, DRA: 1}
-NOT_SCORED = ("ImageLocality", "PodTopologySpread", "InterPodAffinity")
+IMAGES = "ImageLocality"
+WEIGHTS = {TAINTS: 3, AFFINITY: 2, LEAST_ALLOCATED: 1, BALANCED: 1, IMAGES: 1, DRA: 1}
+NOT_SCORED = ("PodTopologySpread", "InterPodAffinity")
+
+# ImageLocality counts image sizes between these bounds (per container for the upper one).
+MIB = 1024 * 1024
+IMAGE_MIN = 23 * MIB
+IMAGE_MAX_PER_CONTAINER = 1000 * MIB
 
 
 @dataclass
@@ -123,6 +130,43 @@ def _preferred_affinity(pod: Pod, node: Node) -> int:
     return total
 
 
+@dataclass
+class ImageSpread:
+    """Every image name the cluster's nodes report, with how many nodes hold it."""
+
+    nodes: int  # all nodes of the cluster
+    holders: dict  # image name -> number of nodes
+
+    @staticmethod
+    def of(nodes: list) -> "ImageSpread":
+        holders: dict = {}
+        for node in nodes:
+            for name in {n for names, _ in node.images for n in names}:
+                holders[name] = holders.get(name, 0) + 1
+        return ImageSpread(len(nodes), holders)
+
+
+def _image_name(name: str) -> str:
+    """The name as the container runtime reports it: `:latest` when no tag is given."""
+    return name if name.rfind(":") > name.rfind("/") else f"{name}:latest"
+
+
+def _image_locality(pod: Pod, node: Node, spread: ImageSpread | None) -> int:
+    if spread is None or not spread.nodes:
+        return 0
+    sizes = {name: size for names, size in node.images for name in names}
+    containers = pod.containers_in_order
+    total = 0
+    for container in containers:
+        name = _image_name(container.image)
+        if name in sizes:
+            # An image on many nodes counts less, so pods do not all pile onto the nodes that have it.
+            total += int(sizes[name] * (spread.holders.get(name, 0) / spread.nodes))
+    ceiling = IMAGE_MAX_PER_CONTAINER * max(len(containers), 1)
+    total = min(max(total, IMAGE_MIN), ceiling)
+    return MAX_NODE_SCORE * (total - IMAGE_MIN) // (ceiling - IMAGE_MIN)
+
+
 def _normalize(raw: list, *, reverse: bool) -> list:
     """The scheduler's default normalization to 0..100 (reversed: fewer is better)."""
     top = max(raw) if raw else 0
@@ -135,7 +179,7 @@ def _normalize(raw: list, *, reverse: bool) -> list:
     return out
 
 
-def rank(pod: Pod, candidates: list) -> Ranking:
+def rank(pod: Pod, candidates: list, images: ImageSpread | None = None) -> Ranking:
     """Score the feasible nodes (in name order) and choose among them."""
     if not candidates:
         return Ranking([], None, [])
@@ -149,6 +193,7 @@ def rank(pod: Pod, candidates: list) -> Ranking:
         LEAST_ALLOCATED: [_least_allocated(requests, c) for c in candidates],
         TAINTS: [_intolerable_preferences(pod, c.node) for c in candidates],
         AFFINITY: [_preferred_affinity(pod, c.node) for c in candidates],
+        IMAGES: [_image_locality(pod, c.node, images) for c in candidates],
         DRA: [sum(FIRST_AVAILABLE_MAX - i for i in c.subrequests) for c in candidates],
     }
     notes = []
@@ -160,6 +205,7 @@ def rank(pod: Pod, candidates: list) -> Ranking:
         LEAST_ALLOCATED: raw[LEAST_ALLOCATED],
         TAINTS: _normalize(raw[TAINTS], reverse=True),
         AFFINITY: _normalize(raw[AFFINITY], reverse=False),
+        IMAGES: raw[IMAGES],
         DRA: _normalize(raw[DRA], reverse=False),
     }
     if BALANCED in raw:

@@ -100,3 +100,24 @@ def test_normalization_follows_the_scheduler():
     assert _normalize([0, 0], reverse=False) == [0, 0]
     assert _normalize([1, 3], reverse=True) == [67, 0]
     assert _normalize([7, 8], reverse=False) == [87, 100]
+
+
+def test_a_node_that_already_holds_the_image_scores_for_image_locality():
+    holder = node("node-b")
+    holder["status"]["images"] = [{"names": ["registry.example.com/app:1.0", "registry.example.com/app@sha256:ab"],
+                                   "sizeBytes": 500 * 1024 * 1024}]
+    outcome = schedule(node("node-a"), holder, k.pod("p"))
+    p = result(outcome, "p")
+    assert p.node == "node-b"
+    by_node = {s.node: s.plugins for s in p.ranking.scores}
+    # 500 MiB on one node of two counts 250 MiB: (250 - 23) / (1000 - 23) of 100
+    assert by_node["node-b"]["ImageLocality"] == {"raw": 23, "score": 23, "weight": 1}
+    assert by_node["node-a"]["ImageLocality"]["score"] == 0
+
+
+def test_an_image_without_a_tag_is_looked_up_as_latest():
+    from allocator.engine.scoring import _image_name
+
+    assert _image_name("nginx") == "nginx:latest"
+    assert _image_name("registry:5000/team/app") == "registry:5000/team/app:latest"
+    assert _image_name("registry:5000/team/app:2") == "registry:5000/team/app:2"
