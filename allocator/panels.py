@@ -220,6 +220,33 @@ SCORE_LABELS = {
 }
 
 
+NODE_ROWS_SHOWN = 12  # past this many nodes, rejected nodes fold by reason and only the best feasible ones show
+BEST_SHOWN = 5
+
+
+def _node_rows(pod) -> tuple[list, list]:
+    """The node table of one pod: every node when there are few; on a big cluster the chosen
+    node and the best-scored feasible ones, with the rest folded by reason."""
+    def row(verdict):
+        parts = [{"plugin": name, "label": SCORE_LABELS.get(name, name), **values}
+                 for name, values in ((verdict.score or {}).get("plugins") or {}).items()]
+        return {"verdict": verdict, "score_parts": parts}
+
+    if len(pod.nodes) <= NODE_ROWS_SHOWN:
+        return [row(v) for v in pod.nodes], []
+    feasible = [v for v in pod.nodes if v.fits]
+    best = sorted(feasible, key=lambda v: -((v.score or {}).get("total") or 0))[:BEST_SHOWN]
+    shown = {v.node for v in best} | ({pod.node} if pod.node else set())
+    rows = [row(v) for v in pod.nodes if v.node in shown]
+    folded: dict = {}
+    for verdict in pod.nodes:
+        if verdict.node in shown:
+            continue
+        reason = f"feasible too (the {BEST_SHOWN} best scored are listed)" if verdict.fits else verdict.reason
+        folded.setdefault(reason, []).append(verdict.node)
+    return rows, [{"reason": reason, "nodes": nodes} for reason, nodes in folded.items()]
+
+
 def pod_views(outcome: Outcome) -> list:
     """Per pod: its result, the scores of its feasible nodes, and its own why (the chosen node's
     search, or for a pending pod the node DRA rejected that explains it)."""
@@ -227,14 +254,11 @@ def pod_views(outcome: Outcome) -> list:
     for pod in outcome.pods or ():
         ranking = pod.ranking
         explanation = pod.explanation
-        rows = []
-        for verdict in pod.nodes:
-            parts = [{"plugin": name, "label": SCORE_LABELS.get(name, name), **values}
-                     for name, values in ((verdict.score or {}).get("plugins") or {}).items()]
-            rows.append({"verdict": verdict, "score_parts": parts})
+        rows, folded = _node_rows(pod)
         views.append({
             "pod": pod,
             "rows": rows,
+            "folded": folded,
             "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
             "tied": ranking.tied if ranking and len(ranking.tied) > 1 else [],
             "explanation": explanation,

@@ -49,3 +49,14 @@ def test_a_pod_no_node_had_room_for_says_so_in_its_why(client):
     assert "0/1 nodes are available: 1 Insufficient cpu." in body
     assert "cpu: the pod asks 2, 0 of 1 in use" in body
     assert "no node got as far as the DRA search" in body
+
+
+def test_a_big_cluster_folds_the_node_table_by_reason(client):
+    nodes = [k.node(f"node-{i:02}") for i in range(20)]
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    nodes += [k.node(f"infra-{i}", taints=taint) for i in range(3)]
+    body = post(client, k.dump(*nodes, k.pod("web", requests={"cpu": "1"})))
+    block = body[body.index('data-pod="default/web"'):]
+    assert block.count('<tr class="verdict-chosen"') == 5  # the chosen node among the five best
+    assert "15 nodes: feasible too (the 5 best scored are listed)" in block
+    assert "3 nodes: node(s) had untolerated taint {dedicated: infra}" in block
