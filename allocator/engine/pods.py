@@ -520,7 +520,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         feasible[name] = (verdict, allocator, attempt, extended)
     if not candidates:
         return cycle
-    cycle.ranking = rank(pod, candidates, capacity.images)
+    cycle.ranking = rank(pod, candidates, capacity.images, total_nodes=len(names))
     for score in cycle.ranking.scores:
         if score.plugins:
             feasible[score.node][0].score = {"total": score.total, "plugins": score.plugins}

@@ -179,7 +179,20 @@ def _normalize(raw: list, *, reverse: bool) -> list:
     return out
 
 
-def rank(pod: Pod, candidates: list, images: ImageSpread | None = None) -> Ranking:
+MIN_FEASIBLE_TO_FIND = 100
+MIN_PERCENTAGE_TO_FIND = 5
+
+
+def feasible_nodes_to_find(total: int) -> int:
+    """How many feasible nodes the scheduler looks for before it stops filtering, with the default
+    percentageOfNodesToScore (adaptive: 50 % less 1 % per 125 nodes, at least 5 %, at least 100 nodes)."""
+    if total < MIN_FEASIBLE_TO_FIND:
+        return total
+    percentage = max(50 - total // 125, MIN_PERCENTAGE_TO_FIND)
+    return max(total * percentage // 100, MIN_FEASIBLE_TO_FIND)
+
+
+def rank(pod: Pod, candidates: list, images: ImageSpread | None = None, *, total_nodes: int = 0) -> Ranking:
     """Score the feasible nodes (in name order) and choose among them."""
     if not candidates:
         return Ranking([], None, [])
@@ -221,4 +234,9 @@ def rank(pod: Pod, candidates: list, images: ImageSpread | None = None) -> Ranki
     if len(tied) > 1:
         notes.append(f"{len(tied)} nodes share the best score ({', '.join(tied)}): the scheduler picks one "
                      f"of them at random; the playground shows {tied[0]}, the first by name")
+    enough = feasible_nodes_to_find(total_nodes)
+    if len(candidates) > enough:
+        notes.append(f"with {total_nodes} nodes the scheduler stops filtering once {enough} are feasible, starting "
+                     "where its previous cycle stopped, so it scores only some of these "
+                     f"{len(candidates)}; the playground scores them all")
     return Ranking(scores, tied[0], tied, "; ".join(notes))

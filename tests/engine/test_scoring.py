@@ -121,3 +121,14 @@ def test_an_image_without_a_tag_is_looked_up_as_latest():
     assert _image_name("nginx") == "nginx:latest"
     assert _image_name("registry:5000/team/app") == "registry:5000/team/app:latest"
     assert _image_name("registry:5000/team/app:2") == "registry:5000/team/app:2"
+
+
+def test_a_big_cluster_is_only_partly_searched_by_the_scheduler():
+    from allocator.engine.scoring import feasible_nodes_to_find
+
+    assert feasible_nodes_to_find(99) == 99
+    assert feasible_nodes_to_find(150) == 100  # 49 % of 150 is 73: at least 100
+    assert feasible_nodes_to_find(500) == 230  # 46 %
+    assert feasible_nodes_to_find(6000) == 300  # 5 % at the least
+    outcome = schedule(*[node(f"node-{i:03}") for i in range(120)], k.pod("p"))
+    assert "stops filtering once 100 are feasible" in result(outcome, "p").ranking.note
