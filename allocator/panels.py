@@ -217,6 +217,59 @@ def replay_data(explanation: dict) -> dict:
     return {"steps": trace["steps"], "total": trace["total"], "devices": devices, "counters": counters}
 
 
+SCORE_LABELS = {
+    "TaintToleration": "taints", "NodeAffinity": "affinity", "NodeResourcesFit": "least allocated",
+    "NodeResourcesBalancedAllocation": "balanced", "ImageLocality": "images", "DynamicResources": "DRA",
+}
+
+
+NODE_ROWS_SHOWN = 12  # past this many nodes, rejected nodes fold by reason and only the best feasible ones show
+BEST_SHOWN = 5
+
+
+def _node_rows(pod) -> tuple[list, list]:
+    """The node table of one pod: every node when there are few; on a big cluster the chosen
+    node and the best-scored feasible ones, with the rest folded by reason."""
+    def row(verdict):
+        parts = [{"plugin": name, "label": SCORE_LABELS.get(name, name), **values}
+                 for name, values in ((verdict.score or {}).get("plugins") or {}).items()]
+        return {"verdict": verdict, "score_parts": parts}
+
+    if len(pod.nodes) <= NODE_ROWS_SHOWN:
+        return [row(v) for v in pod.nodes], []
+    feasible = [v for v in pod.nodes if v.fits]
+    best = sorted(feasible, key=lambda v: -((v.score or {}).get("total") or 0))[:BEST_SHOWN]
+    shown = {v.node for v in best} | ({pod.node} if pod.node else set())
+    rows = [row(v) for v in pod.nodes if v.node in shown]
+    folded: dict = {}
+    for verdict in pod.nodes:
+        if verdict.node in shown:
+            continue
+        reason = f"feasible too (the {BEST_SHOWN} best scored are listed)" if verdict.fits else verdict.reason
+        folded.setdefault(reason, []).append(verdict.node)
+    return rows, [{"reason": reason, "nodes": nodes} for reason, nodes in folded.items()]
+
+
+def pod_views(outcome: Outcome) -> list:
+    """Per pod: its result, the scores of its feasible nodes, and its own why (the chosen node's
+    search, or for a pending pod the node DRA rejected that explains it)."""
+    views = []
+    for pod in outcome.pods or ():
+        ranking = pod.ranking
+        explanation = pod.explanation
+        rows, folded = _node_rows(pod)
+        views.append({
+            "pod": pod,
+            "rows": rows,
+            "folded": folded,
+            "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
+            "tied": ranking.tied if ranking and len(ranking.tied) > 1 else [],
+            "explanation": explanation,
+            "why_requests": why_requests(explanation) if explanation else [],
+        })
+    return views
+
+
 @dataclass(frozen=True)
 class Panel:
     """One result panel: its template, and what it adds to the page context (None hides it)."""
@@ -231,7 +284,8 @@ def _when(*keys):
 
 
 PANELS = [
-    Panel("pods", "panels/pods.html", lambda ctx: {} if ctx["outcome"].pods else None),
+    Panel("pods", "panels/pods.html", lambda ctx: {"pod_views": pod_views(ctx["outcome"])}
+          if ctx["outcome"].pods else None),
     Panel("skew", "panels/skew.html", _when("dropped_fields", "ignored_slices", "unusable_pools")),
     Panel("claims", "panels/claims.html", _when("claims")),
     Panel("counters", "panels/counters.html", _when("counter_sets")),

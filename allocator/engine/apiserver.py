@@ -103,14 +103,17 @@ def drop_disabled_fields(data: dict, gates: FeatureGates) -> tuple[dict, list[tu
     """A copy of the object as an apiserver with these gates would store it on create,
     and the (path, gate) of every field it dropped."""
     kind = data.get("kind")
-    if kind not in ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
+    if kind not in ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass"):
         return data, []
     out = copy.deepcopy(data)
     dropper = _Dropper(gates)
     spec = out.get("spec")
     if not isinstance(spec, dict):
         return out, []
-    if kind == "ResourceSlice":
+    if kind == "DeviceClass":
+        if not dropper.on("DRAExtendedResource"):
+            dropper.drop(spec, "extendedResourceName", ("spec",), "DRAExtendedResource")
+    elif kind == "ResourceSlice":
         _slice(dropper, spec)
     elif kind == "ResourceClaim":
         _claim_spec(dropper, spec, ("spec",))

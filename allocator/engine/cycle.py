@@ -118,13 +118,16 @@ def explain_attempt(attempt: NodeAttempt) -> dict | None:
         "to repeat here, so the furthest attempt shown may differ from upstream's"))
 
 
-def fit_error(total: int, reasons: list[str], prefilter: str | None = None) -> str:
+def fit_error(total: int, reasons: list, prefilter: str | None = None) -> str:
     """The scheduler's FitError text: the PreFilter message, or the reasons counted over the nodes,
-    `count reason` sorted as strings. (The preemption part the scheduler appends is left out.)"""
+    `count reason` sorted as strings. A node's entry is its reason, or the list of every reason
+    its rejecting plugin gave (NodeResourcesFit gives one per short resource), each counted.
+    (The preemption part the scheduler appends is left out.)"""
     if prefilter:
         return f"0/{total} nodes are available: {prefilter}."
     counts: dict[str, int] = {}
-    for reason in reasons:
-        counts[reason] = counts.get(reason, 0) + 1
+    for entry in reasons:
+        for reason in ([entry] if isinstance(entry, str) else entry):
+            counts[reason] = counts.get(reason, 0) + 1
     histogram = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
     return f"0/{total} nodes are available: {histogram}."

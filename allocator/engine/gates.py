@@ -27,6 +27,7 @@ GATES: dict[str, GateInfo] = {
         GateInfo("DRAPrioritizedList", GA, True, True, "firstAvailable subrequests"),
         GateInfo("DRAAdminAccess", GA, True, True, "adminAccess requests"),
         GateInfo("DRAResourceClaimDeviceStatus", GA, True, True, "claim status.devices"),
+        GateInfo("DRAExtendedResource", GA, True, True, "extended resources (example.com/gpu: 1) backed by DRA"),
         GateInfo("DRADeviceTaints", GA, True, False, "device taints and request tolerations"),
         GateInfo("DRADeviceTaintRules", GA, True, False, "DeviceTaintRule objects (not modelled)"),
         GateInfo("DRAPartitionableDevices", BETA, True, False, "shared counters and per-device node selection"),

@@ -196,6 +196,8 @@ class Node:
     unschedulable: bool = False
     ref: tuple | None = None
     synthetic: bool = False  # named only by --node or a slice, no Node object
+    allocatable: dict | None = None  # status.allocatable: resource name -> Quantity; None when not given
+    images: tuple = ()  # status.images: (names, sizeBytes) per image the node holds
 
 
 def build_node(raw: dict, ref=None) -> Node:
@@ -211,6 +213,173 @@ def build_node(raw: dict, ref=None) -> Node:
         ),
         unschedulable=bool(spec.get("unschedulable")),
         ref=ref,
+        allocatable=_resource_list(status.get("allocatable"), ("status", "allocatable"))
+        if isinstance(status.get("allocatable"), dict) else None,
+        images=tuple(
+            (tuple(str(n) for n in image.get("names") or ()), int(image.get("sizeBytes") or 0))
+            for image in status.get("images") or () if isinstance(image, dict)
+            and isinstance(image.get("sizeBytes") or 0, int)
+        ),
+    )
+
+
+class ObjectFieldError(ValueError):
+    """A field the typed view cannot read, with its path in the object."""
+
+    def __init__(self, path: tuple, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def _resource_list(raw, path: tuple) -> dict:
+    """A v1 ResourceList (name -> quantity string) as name -> Quantity."""
+    out = {}
+    for name, value in (raw or {}).items():
+        try:
+            out[str(name)] = Quantity.parse(value)
+        except ValueError:
+            raise ObjectFieldError(path + (str(name),), f'Invalid value: "{value}": quantities must match the '
+                                   "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'") from None
+    return out
+
+
+# --- pods ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Container:
+    name: str
+    requests: dict  # resources.requests: name -> Quantity
+    image: str = ""
+    sidecar: bool = False  # an init container with restartPolicy Always
+    status_requests: dict = field(default_factory=dict)  # what the kubelet reports it has (resize), max'ed in
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A Pod as the scheduler reads it."""
+
+    name: str
+    namespace: str
+    uid: str
+    uid_given: bool  # False for a manifest without metadata.uid (a stable one is made up)
+    node_name: str | None
+    phase: str
+    containers: tuple  # Container
+    init_containers: tuple  # Container
+    overhead: dict  # spec.overhead: name -> Quantity
+    pod_requests: dict | None  # spec.resources.requests (pod-level resources), None when not set
+    raw: dict
+    ref: tuple | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def consumer(self) -> dict:
+        return {"resource": "pods", "name": self.name, "uid": self.uid}
+
+    @property
+    def terminal(self) -> bool:
+        """Succeeded and Failed pods hold no resources: the scheduler does not even watch them."""
+        return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def containers_in_order(self) -> tuple:
+        return self.init_containers + self.containers
+
+
+def _containers(raw_list, path: tuple, statuses: dict, *, init: bool) -> tuple:
+    out = []
+    for i, raw in enumerate(raw_list or ()):
+        if not isinstance(raw, dict):
+            continue
+        resources = raw.get("resources") if isinstance(raw.get("resources"), dict) else {}
+        name = str(raw.get("name") or "")
+        status = statuses.get(name) or {}
+        reported = {}
+        for source in ((status.get("resources") or {}).get("requests"), status.get("allocatedResources")):
+            for rname, quantity in _resource_list(source if isinstance(source, dict) else None,
+                                                  ("status", "containerStatuses", name)).items():
+                reported[rname] = max(reported.get(rname, quantity), quantity)
+        # The apiserver defaults a request to its limit when only the limit is given.
+        limits = _resource_list(resources.get("limits") if isinstance(resources.get("limits"), dict) else None,
+                                path + (i, "resources", "limits"))
+        requests = _resource_list(resources.get("requests") if isinstance(resources.get("requests"), dict) else None,
+                                  path + (i, "resources", "requests"))
+        out.append(Container(
+            name=name,
+            image=str(raw.get("image") or ""),
+            requests={**limits, **requests},
+            sidecar=init and raw.get("restartPolicy") == "Always",
+            status_requests=reported,
+        ))
+    return tuple(out)
+
+
+def build_pod(raw: dict, ref=None, *, name: str | None = None, uid: str | None = None) -> Pod:
+    meta = raw.get("metadata") or {}
+    spec = raw.get("spec") or {}
+    status = raw.get("status") or {}
+    statuses = {}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        for entry in status.get(key) or ():
+            if isinstance(entry, dict) and entry.get("name"):
+                statuses[str(entry["name"])] = entry
+    pod_resources = spec.get("resources") if isinstance(spec.get("resources"), dict) else {}
+    pod_level = pod_resources.get("requests") if isinstance(pod_resources.get("requests"), dict) else None
+    return Pod(
+        name=name if name is not None else str(meta.get("name") or ""),
+        namespace=str(meta.get("namespace") or "default"),
+        uid=uid if uid is not None else str(meta.get("uid") or ""),
+        uid_given=bool(meta.get("uid")),
+        node_name=spec.get("nodeName") or None,
+        phase=str(status.get("phase") or ""),
+        containers=_containers(spec.get("containers"), ("spec", "containers"), statuses, init=False),
+        init_containers=_containers(spec.get("initContainers"), ("spec", "initContainers"), statuses, init=True),
+        overhead=_resource_list(spec.get("overhead") if isinstance(spec.get("overhead"), dict) else None,
+                                ("spec", "overhead")),
+        pod_requests=_resource_list(pod_level, ("spec", "resources", "requests"))
+        if isinstance(pod_level, dict) else None,
+        raw=raw,
+        ref=ref,
+    )
+
+
+# --- resource claim templates -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResourceClaimTemplate:
+    namespace: str
+    name: str
+    claim_metadata: dict  # spec.metadata: labels and annotations for the claims made from it
+    claim_spec: dict  # spec.spec: the ResourceClaimSpec each claim gets
+    raw: dict
+    ref: tuple | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def requests_admin_access(self) -> bool:
+        requests = (self.claim_spec.get("devices") or {}).get("requests") or ()
+        return any(isinstance(r, dict) and (r.get("exactly") or {}).get("adminAccess") for r in requests)
+
+
+def build_template(raw: dict, ref=None) -> ResourceClaimTemplate:
+    meta = raw.get("metadata") or {}
+    spec = raw.get("spec") or {}
+    return ResourceClaimTemplate(
+        namespace=str(meta.get("namespace") or "default"),
+        name=str(meta.get("name") or ""),
+        claim_metadata=spec.get("metadata") or {},
+        claim_spec=spec.get("spec") or {},
+        raw=raw,
+        ref=ref,
     )
 
 
@@ -223,6 +392,8 @@ class DeviceClass:
     selectors: tuple  # CEL expression strings
     config: tuple  # raw `opaque` config entries (dicts with `opaque`)
     ref: tuple | None = None
+    extended_resource_name: str | None = None  # spec.extendedResourceName
+    created: str = ""  # metadata.creationTimestamp
 
 
 def build_device_class(raw: dict, ref=None) -> DeviceClass:
@@ -232,6 +403,8 @@ def build_device_class(raw: dict, ref=None) -> DeviceClass:
         selectors=tuple(((s or {}).get("cel") or {}).get("expression") for s in spec.get("selectors") or ()),
         config=tuple(c for c in spec.get("config") or ()),
         ref=ref,
+        extended_resource_name=spec.get("extendedResourceName") or None,
+        created=str((raw.get("metadata") or {}).get("creationTimestamp") or ""),
     )
 
 

@@ -6,13 +6,13 @@ For every pod without `spec.nodeName`, as the control plane would:
    becomes a claim owned by the pod, named `<pod>-<claim>-<suffix>`);
 2. PreEnqueue/PreFilter: scheduling gates, missing claims, NodeAffinity's
    node-name restriction, unknown device classes;
-3. Filter, node by node: the pre-DRA filters (see nodefilter), then
-   DynamicResources: allocated claims must be available on the node and the
-   allocator must find devices for the others;
-4. the first fitting node in name order is chosen (the scheduler scores the
-   fitting nodes instead; the playground keeps its name-order convention), the
+3. Filter, node by node: the pre-DRA filters (see nodefilter), NodeResourcesFit
+   (see noderesources), then DynamicResources: allocated claims must be
+   available on the node and the allocator must find devices for the others
+   (and for extended resources backed by DRA, in a special claim);
+4. the feasible nodes are scored (see scoring) and the best one is chosen, the
    claims get their allocation and the pod in `reservedFor`, and later pods
-   see those devices as taken.
+   see those devices, and the node's CPU and memory, as taken.
 
 The result is plain data (dataclasses) that the report and the web page render.
 """
@@ -23,9 +23,10 @@ import functools
 import hashlib
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from allocator.engine import cel
+from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator, allocated_state
 from allocator.engine.cycle import NodeAttempt, attempt_node, explain_attempt, fit_error, prefilter_problems
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
@@ -37,7 +38,7 @@ from allocator.engine.nodefilter import (
     prefilter_nodes,
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
-from allocator.engine.objects import ResourceClaim, build_claim
+from allocator.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate, build_claim, build_pod
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
@@ -55,17 +56,19 @@ from allocator.engine.run import (
     node_for,
 )
 from allocator.engine.scenario import Scenario
+from allocator.engine.scoring import Candidate, ImageSpread, Ranking, rank
 
 SCHEDULED, PENDING, INVALID_POD, BOUND = "scheduled", "pending", "invalid", "bound"
 
 NO_NODES = "no nodes available to schedule pods"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 NOT_MODELLED = (
-    "Pods: CPU, memory and other resource requests, host ports, volumes, pod (anti-)affinity, topology "
-    "spread and priority are not checked; nodes are filtered by spec.nodeName, unschedulable, taints, "
-    "nodeSelector and required node affinity, then by DRA. A Pending pod's message leaves out the "
-    "preemption part the scheduler appends"
+    "Pods: host ports, volumes, pod (anti-)affinity, topology spread and priority are not checked; nodes "
+    "are filtered by spec.nodeName, unschedulable, taints, nodeSelector and required node affinity, "
+    "resource requests (NodeResourcesFit) and DRA, and scored without PodTopologySpread and InterPodAffinity. "
+    "A Pending pod's message leaves out the preemption part the scheduler appends"
 )
 # The apiserver's generateName suffix: five characters from this alphabet (no vowels, no 0/1/3).
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -76,7 +79,8 @@ _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 @dataclass
 class PodClaim:
-    """One entry of `spec.resourceClaims` and the ResourceClaim behind it."""
+    """One entry of `spec.resourceClaims` and the ResourceClaim behind it (or the special claim
+    the scheduler makes for extended resources backed by DRA)."""
 
     pod_claim_name: str
     name: str | None  # the ResourceClaim; None when none is needed or it could not be made
@@ -86,9 +90,10 @@ class PodClaim:
     allocation: dict | None = None  # status.allocation, after this run
     allocated_before: bool = False  # allocated in the input already
     reserved_for: list = field(default_factory=list)  # status.reservedFor, after this run
+    extended_resources: list | None = None  # the special claim: container -> request mappings
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "podClaimName": self.pod_claim_name,
             "name": self.name,
             "namespace": self.namespace,
@@ -98,6 +103,9 @@ class PodClaim:
             "allocation": self.allocation,
             "reservedFor": self.reserved_for,
         }
+        if self.extended_resources is not None:
+            out["extendedResources"] = self.extended_resources
+        return out
 
 
 @dataclass
@@ -106,14 +114,29 @@ class PodNode:
 
     node: str
     fits: bool
-    reason: str | None = None
+    reason: str | None = None  # every reason, joined with ", "
     devices: list = field(default_factory=list)  # for a fitting node: what the pod would get there
     steps: int = 0
+    reasons: list = field(default_factory=list)  # a plugin may give several (NodeResourcesFit does)
+    details: list = field(default_factory=list)  # the numbers behind resource reasons
+    score: dict | None = None  # for a feasible node: total and per plugin
+
+    def __post_init__(self):
+        if self.reason and not self.reasons:
+            self.reasons = [self.reason]
+        elif self.reasons and not self.reason:
+            self.reason = ", ".join(self.reasons)
 
     def as_dict(self) -> dict:
         out = {"node": self.node, "fits": self.fits, "reason": self.reason}
+        if not self.fits and len(self.reasons) > 1:
+            out["reasons"] = list(self.reasons)
+        if self.details:
+            out["details"] = list(self.details)
         if self.fits:
             out["devices"] = self.devices
+            if self.score is not None:
+                out["score"] = self.score
         return out
 
 
@@ -129,6 +152,8 @@ class PodResult:
     notes: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # for invalid: located Problems
     explanation: dict | None = None  # explain() for the chosen node, else a node DRA rejected
+    requests: dict = field(default_factory=dict)  # the effective requests NodeResourcesFit checks, as text
+    ranking: Ranking | None = None  # the scores of the feasible nodes
 
     @property
     def key(self) -> str:
@@ -144,7 +169,10 @@ class PodResult:
             "claims": [c.as_dict() for c in self.claims],
             "nodes": [n.as_dict() for n in self.nodes],
             "notes": list(self.notes),
+            "requests": dict(self.requests),
         }
+        if self.ranking is not None:
+            out["scoring"] = self.ranking.as_dict()
         if self.problems:
             out["problems"] = [p.as_dict() for p in self.problems]
         if with_explanation:
@@ -155,34 +183,19 @@ class PodResult:
 # --- the cluster as it changes from pod to pod ---------------------------------------------
 
 
-@dataclass
-class _Pod:
-    raw: dict
-    name: str
-    namespace: str
-    uid: str
-    uid_given: bool
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
-
-    @property
-    def consumer(self) -> dict:
-        return {"resource": "pods", "name": self.name, "uid": self.uid}
-
-
-def _pod(raw: dict) -> _Pod:
-    meta = raw.get("metadata") or {}
-    namespace = meta.get("namespace") or "default"
-    name = meta.get("name") or ""
+def _pod(pod) -> Pod:
+    """The pod with the name and UID the apiserver would give a manifest that has none."""
+    if isinstance(pod, dict):
+        pod = build_pod(pod)
+    name, uid = pod.name, pod.uid
+    meta = pod.raw.get("metadata") or {}
     if not name and meta.get("generateName"):  # named by the apiserver on create
-        name = _with_suffix(meta["generateName"], f"pod/{namespace}/{meta['generateName']}")
-    uid = meta.get("uid")
-    given = bool(uid)
-    if not given:  # a manifest, not a cluster object: any stable UID will do
-        uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"pod/{namespace}/{name}"))
-    return _Pod(raw, name, namespace, str(uid), given)
+        name = _with_suffix(meta["generateName"], f"pod/{pod.namespace}/{meta['generateName']}")
+    if not uid:  # a manifest, not a cluster object: any stable UID will do
+        uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"pod/{pod.namespace}/{name}"))
+    if (name, uid) == (pod.name, pod.uid):
+        return pod
+    return replace(pod, name=name, uid=uid)
 
 
 class _Claims:
@@ -199,7 +212,7 @@ class _Claims:
     def put(self, claim: ResourceClaim) -> None:
         self.by_key[claim.key] = claim
 
-    def owned_by(self, pod: _Pod, pod_claim_name: str) -> ResourceClaim | None:
+    def owned_by(self, pod: Pod, pod_claim_name: str) -> ResourceClaim | None:
         """A claim the controller made for this pod claim earlier (it adopts it instead of a new one)."""
         for claim in self.by_key.values():
             annotations = (claim.raw.get("metadata") or {}).get("annotations") or {}
@@ -212,7 +225,7 @@ class _Claims:
         self.state = allocated_state(list(self.by_key.values()), self.features)
 
 
-def _controlled_by(claim: ResourceClaim, pod: _Pod) -> bool:
+def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
     for owner in (claim.raw.get("metadata") or {}).get("ownerReferences") or ():
         if not isinstance(owner, dict) or not owner.get("controller"):
             continue
@@ -222,7 +235,7 @@ def _controlled_by(claim: ResourceClaim, pod: _Pod) -> bool:
     return False
 
 
-def _with_status(claim: ResourceClaim, *, allocation: dict | None = None, pod: _Pod | None = None) -> ResourceClaim:
+def _with_status(claim: ResourceClaim, *, allocation: dict | None = None, pod: Pod | None = None) -> ResourceClaim:
     """The claim after the scheduler's PreBind: allocation written, the pod added to reservedFor."""
     raw = dict(claim.raw)
     status = dict(raw.get("status") or {})
@@ -258,34 +271,27 @@ def _with_suffix(generate_name: str, seed: str) -> str:
     return generate_name[:58] + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
 
 
-def _generate(pod: _Pod, pod_claim_name: str, template: dict, template_ref) -> ResourceClaim:
-    spec = template.get("spec") or {}
-    tmeta = spec.get("metadata") or {}
+def _generate(pod: Pod, pod_claim_name: str, template: ResourceClaimTemplate) -> ResourceClaim:
     generate_name, name = generated_name(pod.name, pod_claim_name, pod.namespace)
     metadata = {
         "name": name,
         "generateName": generate_name,
         "namespace": pod.namespace,
-        "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_ANNOTATION: pod_claim_name},
+        "annotations": {**(template.claim_metadata.get("annotations") or {}), POD_CLAIM_ANNOTATION: pod_claim_name},
         "ownerReferences": [{
             "apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
             "controller": True, "blockOwnerDeletion": True,
         }],
     }
-    if tmeta.get("labels"):
-        metadata["labels"] = dict(tmeta["labels"])
+    if template.claim_metadata.get("labels"):
+        metadata["labels"] = dict(template.claim_metadata["labels"])
     raw = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaim",
         "metadata": metadata,
-        "spec": copy.deepcopy(spec.get("spec") or {}),
+        "spec": copy.deepcopy(template.claim_spec),
     }
-    return build_claim(raw, template_ref)
-
-
-def _template_requests_admin(template: dict) -> bool:
-    requests = (((template.get("spec") or {}).get("spec") or {}).get("devices") or {}).get("requests") or ()
-    return any(isinstance(r, dict) and ((r.get("exactly") or {}).get("adminAccess")) for r in requests)
+    return build_claim(raw, template.ref)
 
 
 @dataclass
@@ -298,7 +304,7 @@ class _Resolved:
         self.error = self.error or message
 
 
-def _resolve_claims(pod: _Pod, claims: _Claims, scenario: Scenario, features: AllocatorFeatures) -> _Resolved:
+def _resolve_claims(pod: Pod, claims: _Claims, scenario: Scenario, features: AllocatorFeatures) -> _Resolved:
     """The pod's claims as the scheduler finds them once the resourceclaim controller has run."""
     resolved = _Resolved()
     statuses = {s.get("name"): s for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or ())
@@ -318,7 +324,7 @@ def _resolve_claims(pod: _Pod, claims: _Claims, scenario: Scenario, features: Al
     return resolved
 
 
-def _template_claim(pod: _Pod, view: PodClaim, status: dict | None, claims: _Claims, scenario: Scenario,
+def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Claims, scenario: Scenario,
                     features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
     """The claim for a template entry: the one the pod status records, one the controller made
     earlier, or a new one from the template."""
@@ -339,14 +345,14 @@ def _template_claim(pod: _Pod, view: PodClaim, status: dict | None, claims: _Cla
         view.name = claim.name
         return claim
     key = f"{pod.namespace}/{view.template}"
-    template = next((t for t in scenario.templates if _template_key(t) == key), None)
+    template = next((t for t in scenario.templates if t.key == key), None)
     if template is None:
         refusal = (f'resource claim template "{view.template}": resourceclaimtemplate.resource.k8s.io '
                    f'"{view.template}" not found')
-    elif not features.admin_access and _template_requests_admin(template):
+    elif not features.admin_access and template.requests_admin_access:
         refusal = "admin access is requested, but the feature is disabled"
     else:
-        claim = _generate(pod, view.pod_claim_name, template, scenario.refs.get(("ResourceClaimTemplate", key)))
+        claim = _generate(pod, view.pod_claim_name, template)
         view.name, view.generated = claim.name, True
         claims.put(claim)
         return claim
@@ -354,11 +360,6 @@ def _template_claim(pod: _Pod, view: PodClaim, status: dict | None, claims: _Cla
                           f"FailedResourceClaimCreation: PodResourceClaim {view.pod_claim_name}: {refusal})")
     resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
     return None
-
-
-def _template_key(template: dict) -> str:
-    meta = template.get("metadata") or {}
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
 # --- one scheduling cycle -------------------------------------------------------------------
@@ -374,6 +375,27 @@ class _Cycle:
     failed: NodeAttempt | None = None
     prefilter: str | None = None  # PreFilter rejected the pod with this message
     fatal: Problem | None = None  # the allocator stopped the cycle
+    ranking: Ranking | None = None
+    extended: tuple | None = None  # the chosen node's special claim and its mappings
+
+
+class _Capacity:
+    """Node resources as the scheduler's cache holds them while the run places pods: every pod
+    bound in the input that has not finished, plus the pods placed so far."""
+
+    def __init__(self, scenario: Scenario, *, extended_resources: bool):
+        self.classes = fit.ExtendedResourceClasses(scenario.classes, enabled=extended_resources)
+        self.usage: dict = {}
+        self.images = ImageSpread.of(list(scenario.nodes.values()))
+        for pod in scenario.pods:
+            if pod.node_name and not pod.terminal:
+                self.on(pod.node_name).add(_pod(pod), use_status=True)
+
+    def on(self, node_name: str) -> fit.NodeUsage:
+        usage = self.usage.get(node_name)
+        if usage is None:
+            usage = self.usage[node_name] = fit.NodeUsage(node_name)
+        return usage
 
 
 def _devices(allocator: Allocator) -> list:
@@ -386,9 +408,41 @@ def _devices(allocator: Allocator) -> list:
     return out
 
 
-def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Scenario,
-           cluster: _Claims, index: SliceIndex, features: AllocatorFeatures, options: dict,
-           record: bool = False) -> _Cycle:
+def _subrequest_positions(allocator: Allocator | None) -> list:
+    """The firstAvailable position of every subrequest the allocation uses (DynamicResources scores them)."""
+    if allocator is None:
+        return []
+    used = set()
+    for picks in allocator.results:
+        for pick in picks:
+            rd = pick.rd
+            if rd.parent_name is not None:
+                used.add((rd.claim_index, rd.request_index, rd.sub_index))
+    return [sub for _, _, sub in sorted(used)]
+
+
+def _extended_claim(pod: Pod, requests: list) -> ResourceClaim:
+    """The special claim the scheduler creates in PreBind for extended resources backed by DRA."""
+    generate_name = f"{pod.name}-extended-resources-"
+    raw = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": _with_suffix(generate_name, f"{pod.namespace}/{pod.name}/extended-resources"),
+            "generateName": generate_name,
+            "namespace": pod.namespace,
+            "annotations": {EXTENDED_CLAIM_ANNOTATION: "true"},
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                                 "controller": True}],
+        },
+        "spec": {"devices": {"requests": requests}},
+    }
+    return build_claim(raw, pod.ref)
+
+
+def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, scenario: Scenario,
+           cluster: _Claims, capacity: _Capacity, index: SliceIndex, features: AllocatorFeatures, options: dict,
+           record: bool = False, resources: bool = True) -> _Cycle:
     cycle = _Cycle()
     allowed, conflict = prefilter_nodes(placement)
     if conflict:
@@ -411,6 +465,8 @@ def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Sce
         cycle.prefilter = problems[0].message
         return cycle
     pending = [c for c in pod_claims if c.allocation is None]
+    requests = fit.pod_requests(pod)
+    candidates, feasible = [], {}
     for name in names:
         if allowed is not None and name not in allowed:
             cycle.nodes.append(PodNode(name, False, NOT_IN_PREFILTER_RESULT))
@@ -420,10 +476,24 @@ def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Sce
         if reason:
             cycle.nodes.append(PodNode(name, False, reason))
             continue
-        allocator = None
-        if pending:
+        allocatable = fit.allocatable(node)
+        if resources and allocatable is not None:
+            shortfalls = fit.fit(requests, allocatable, capacity.on(name), capacity.classes)
+            if shortfalls:
+                cycle.nodes.append(PodNode(name, False, reasons=[s.reason for s in shortfalls],
+                                           details=[s.detail() for s in shortfalls]))
+                continue
+        claims_here, extended = pending, None
+        wanted = fit.dra_extended(requests, allocatable, capacity.classes)
+        if wanted:
+            device_requests, mappings = fit.extended_claim_requests(pod, wanted, capacity.classes)
+            if device_requests:
+                extended = (_extended_claim(pod, device_requests), mappings)
+                claims_here = pending + [extended[0]]
+        allocator, attempt = None, None
+        if claims_here:
             try:
-                attempt = attempt_node(node, claims=pending, scenario=scenario, index=index, features=features,
+                attempt = attempt_node(node, claims=claims_here, scenario=scenario, index=index, features=features,
                                        allocated=cluster.state, options=options, record=record)
             except PoolGatherError as exc:
                 cycle.fatal = Problem(str(exc))
@@ -442,11 +512,20 @@ def _cycle(placement: Placement, pod_claims: list, names: list, *, scenario: Sce
         if any(not selector_matches(selector, node) for selector in available_on):
             cycle.nodes.append(PodNode(name, False, NOT_AVAILABLE, steps=allocator.steps if allocator else 0))
             continue
-        cycle.nodes.append(PodNode(name, True, None, _devices(allocator) if allocator else [],
-                                   steps=allocator.steps if allocator else 0))
-        if cycle.chosen is None:
-            cycle.chosen, cycle.allocator = name, allocator
-            cycle.chosen_attempt = attempt if allocator is not None else None
+        verdict = PodNode(name, True, None, _devices(allocator) if allocator else [],
+                          steps=allocator.steps if allocator else 0)
+        cycle.nodes.append(verdict)
+        candidates.append(Candidate(node, allocatable if resources else None, capacity.on(name),
+                                    _subrequest_positions(allocator)))
+        feasible[name] = (verdict, allocator, attempt, extended)
+    if not candidates:
+        return cycle
+    cycle.ranking = rank(pod, candidates, capacity.images, total_nodes=len(names))
+    for score in cycle.ranking.scores:
+        if score.plugins:
+            feasible[score.node][0].score = {"total": score.total, "plugins": score.plugins}
+    cycle.chosen = cycle.ranking.chosen
+    _, cycle.allocator, cycle.chosen_attempt, cycle.extended = feasible[cycle.chosen]
     return cycle
 
 
@@ -487,6 +566,8 @@ def schedule_pods(
     index = SliceIndex(scenario.slices)
     names = _node_names(scenario, index, node_name, warnings)
     cluster = _Claims(scenario.claims, features)
+    capacity = _Capacity(scenario, extended_resources=gates.scheduler.enabled("DRAExtendedResource"))
+    warnings.extend(_capacity_warnings(scenario, names, capacity))
     options = {
         "max_steps": max_steps,
         "deadline": time.monotonic() + time_limit if time_limit else None,
@@ -498,8 +579,9 @@ def schedule_pods(
     used: set = set()
     for raw in scenario.pods:
         pod = _pod(raw)
-        result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, index=index, names=names,
-                                           features=features, options=options, explain_result=explain_result)
+        result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
+                                           names=names, features=features, options=options,
+                                           explain_result=explain_result)
         used.update(c.key for c in pod_claims)
         if result.outcome != BOUND:
             for claim in pod_claims:
@@ -518,25 +600,49 @@ def schedule_pods(
     return _outcome(results, to_allocate, cluster, warnings)
 
 
-def _schedule_one(pod: _Pod, *, scenario, cluster: _Claims, index, names, features, options,
+def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> list:
+    warnings = []
+    bare = [n for n in names if n in scenario.nodes and scenario.nodes[n].allocatable is None]
+    if bare:
+        listed = ", ".join(bare[:5]) + (f" and {len(bare) - 5} more" if len(bare) > 5 else "")
+        warnings.append(Problem(
+            f"node {listed}: no status.allocatable, so CPU, memory and pod count are not checked there "
+            "(a cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)", severity=WARNING))
+    for resource, owners in capacity.classes.conflicts.items():
+        warnings.append(Problem(
+            f"DeviceClasses {', '.join(owners)} all name the extended resource {resource}: the playground "
+            f"uses {owners[0]}, the newest", severity=WARNING))
+    return warnings
+
+
+def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
                   explain_result: bool) -> tuple[PodResult, list]:
     result = PodResult(pod.name, pod.namespace, PENDING)
+    result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
+                       if amount}
     resolved = _resolve_claims(pod, cluster, scenario, features)
     result.notes.extend(resolved.notes)
     unique = list({c.key: c for _, c in resolved.entries if c is not None}.values())
     result.notes.extend(_sharing_notes(pod, unique))
     placement = placement_of(pod.raw)
-    run_cycle = functools.partial(_cycle, placement, unique, names, scenario=scenario, cluster=cluster,
-                                  index=index, features=features, options=options, record=explain_result)
+    run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
+                                  capacity=capacity, index=index, features=features, options=options,
+                                  record=explain_result)
     if placement.node_name:
         _bound(pod, result, resolved, unique, placement.node_name, names, run_cycle, cluster, scenario)
     else:
-        _unbound(pod, result, resolved, unique, names, run_cycle, cluster, scenario, explain_result)
+        extended = _unbound(pod, result, resolved, unique, names, run_cycle, cluster, capacity, scenario,
+                            explain_result)
+        if extended is not None:
+            claim, mappings = extended
+            resolved.entries.append((PodClaim("(extended resources)", claim.name, claim.namespace, generated=True,
+                                              extended_resources=mappings), claim))
+            unique.append(claim)
     result.claims = _claim_views(resolved, cluster)
     return result, unique
 
 
-def _sharing_notes(pod: _Pod, claims: list) -> list[str]:
+def _sharing_notes(pod: Pod, claims: list) -> list[str]:
     notes = []
     for claim in claims:
         others = [str(r.get("name")) for r in (claim.raw.get("status") or {}).get("reservedFor") or ()
@@ -547,9 +653,10 @@ def _sharing_notes(pod: _Pod, claims: list) -> list[str]:
     return notes
 
 
-def _unbound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, names: list, run_cycle,
-             cluster: _Claims, scenario: Scenario, explain_result: bool) -> None:
-    """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle."""
+def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, names: list, run_cycle,
+             cluster: _Claims, capacity: _Capacity, scenario: Scenario, explain_result: bool) -> tuple | None:
+    """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle. Returns the special
+    claim for extended resources (and its mappings) when the pod got one."""
     gates = [g.get("name") for g in (pod.raw.get("spec") or {}).get("schedulingGates") or () if isinstance(g, dict)]
     if gates:
         result.message = f"waiting for scheduling gates: [{' '.join(gates)}]"
@@ -558,29 +665,34 @@ def _unbound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, na
     if result.message:
         result.notes.append("the scheduler does not try the pod until this is resolved (PreEnqueue)")
         result.nodes = [PodNode(n, False, result.message) for n in names]
-        return
+        return None
     if not names:
         result.message = NO_NODES
-        return
+        return None
     cycle = run_cycle()
     result.nodes = cycle.nodes
+    result.ranking = cycle.ranking
     if cycle.fatal is not None:
         problem = _relocate(scenario.locate(cycle.fatal), resolved, scenario)
         result.outcome, result.message, result.problems = INVALID_POD, problem.message, [problem]
     elif cycle.chosen is None:
-        result.message = fit_error(len(names), [n.reason for n in cycle.nodes if not n.fits], cycle.prefilter)
+        result.message = fit_error(len(names), [n.reasons for n in cycle.nodes if not n.fits], cycle.prefilter)
         if cycle.prefilter:
             result.nodes = [PodNode(n, False, cycle.prefilter) for n in names]
         if explain_result and cycle.failed is not None:
             result.explanation = explain_attempt(cycle.failed)
     else:
         result.outcome, result.node = SCHEDULED, cycle.chosen
-        _commit(pod, claims, cycle.allocator, cluster)
+        special = [cycle.extended[0]] if cycle.extended is not None else []
+        _commit(pod, claims + special, cycle.allocator, cluster)
+        capacity.on(cycle.chosen).add(pod, use_status=False)
         if explain_result and cycle.chosen_attempt is not None:
             result.explanation = explain_attempt(cycle.chosen_attempt)
+        return cycle.extended
+    return None
 
 
-def _bound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, node_name: str, names: list,
+def _bound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, node_name: str, names: list,
            run_cycle, cluster: _Claims, scenario: Scenario) -> None:
     """A pod with spec.nodeName never meets the scheduler. The resourceclaim controller reserves its
     allocated claims for it; claims that are not allocated stay so, and the kubelet waits. For those,
@@ -596,14 +708,14 @@ def _bound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, node
     if all(c.allocation is not None for c in claims) or not names:
         result.message = f"bound to node {node_name} (spec.nodeName): not scheduled again"
         return
-    cycle = run_cycle()
+    cycle = run_cycle(resources=False)  # the pod already counts on its node
     result.nodes = cycle.nodes
     pending = ", ".join(c.key for c in claims if c.allocation is None)
     if cycle.fatal is not None:
         result.problems = [_relocate(scenario.locate(cycle.fatal), resolved, scenario)]
         result.message = f"{waiting} while claim {pending} is not allocated; {result.problems[0].message}"
     elif cycle.chosen is None:
-        summary = fit_error(len(names), [n.reason for n in cycle.nodes if not n.fits], cycle.prefilter)
+        summary = fit_error(len(names), [n.reasons for n in cycle.nodes if not n.fits], cycle.prefilter)
         result.message = (f"{waiting} while claim {pending} is not allocated, and the scheduler "
                           f"would not find devices either: {summary}")
     else:
@@ -611,7 +723,7 @@ def _bound(pod: _Pod, result: PodResult, resolved: _Resolved, claims: list, node
                           f"claims); it would find devices on {cycle.chosen}")
 
 
-def _commit(pod: _Pod, claims: list, allocator: Allocator | None, cluster: _Claims) -> None:
+def _commit(pod: Pod, claims: list, allocator: Allocator | None, cluster: _Claims) -> None:
     """Reserve and PreBind: allocations are written and every claim is reserved for the pod."""
     allocations = {}
     if allocator is not None:

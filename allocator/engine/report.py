@@ -179,15 +179,28 @@ def _pod_lines(pod) -> list[str]:
         before = " (allocated before)" if claim.allocated_before else ""
         for result in claim.allocation["devices"]["results"]:
             lines.append(f"    {result['request']}: {result['driver']}/{result['pool']}/{result['device']}{before}")
+    if pod.requests:
+        lines.append("  requests: " + ", ".join(f"{name} {amount}" for name, amount in pod.requests.items()))
     if pod.nodes:
         lines.append("  nodes:")
         for verdict in pod.nodes:
             if not verdict.fits:
-                lines.append(f"    {verdict.node}: {verdict.reason}")
+                detail = f" ({'; '.join(verdict.details)})" if verdict.details else ""
+                lines.append(f"    {verdict.node}: {verdict.reason}{detail}")
                 continue
             chosen = " (chosen)" if pod.outcome == SCHEDULED and verdict.node == pod.node else ""
             devices = ", ".join(f"{d['driver']}/{d['pool']}/{d['device']}" for d in verdict.devices)
-            lines.append(f"    {verdict.node}: fits{chosen}" + (f": {devices}" if devices else ""))
+            score = f", score {_score_text(verdict.score)}" if verdict.score else ""
+            lines.append(f"    {verdict.node}: fits{chosen}{score}" + (f": {devices}" if devices else ""))
+    if pod.ranking is not None and pod.ranking.note:
+        lines.append(f"  scoring: {pod.ranking.note}")
     for note in pod.notes:
         lines.append(f"  note: {note}")
     return lines
+
+
+def _score_text(score: dict) -> str:
+    """`173 = NodeResourcesFit 81 + TaintToleration 100x3 ...`: each plugin's score times its weight."""
+    parts = [f"{name} {p['score']}" + (f"x{p['weight']}" if p["weight"] != 1 else "")
+             for name, p in score["plugins"].items()]
+    return f"{score['total']} ({' + '.join(parts)})"

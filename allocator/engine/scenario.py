@@ -11,10 +11,13 @@ from allocator.engine.loader import Loaded, load_scenario
 from allocator.engine.objects import (
     DeviceClass,
     Node,
+    ObjectFieldError,
     build_claim,
     build_device_class,
     build_node,
+    build_pod,
     build_slice,
+    build_template,
 )
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, WARNING, Problem, field_path
 from allocator.engine.validation import validate
@@ -32,8 +35,8 @@ class Scenario:
     slices: list = field(default_factory=list)  # ResourceSlice, input order
     nodes: dict = field(default_factory=dict)  # name -> Node
     claims: list = field(default_factory=list)  # ResourceClaim, input order
-    templates: list = field(default_factory=list)  # raw ResourceClaimTemplate objects
-    pods: list = field(default_factory=list)  # raw Pod objects
+    templates: list = field(default_factory=list)  # ResourceClaimTemplate, input order
+    pods: list = field(default_factory=list)  # Pod, input order
     problems: list = field(default_factory=list)  # errors and warnings
     refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
     namespaces: dict = field(default_factory=dict)  # name -> labels, from Namespace objects
@@ -154,6 +157,8 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
         scenario.refs[(kind, name)] = raw.ref
         try:
             _add_object(scenario, kind, data, raw.ref, index)
+        except ObjectFieldError as exc:
+            scenario.problems.append(Problem(exc.message, kind=kind, name=name, path=exc.path, ref=raw.ref))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             scenario.problems.append(Problem(f"cannot read object: {exc}", kind=kind, name=name, ref=raw.ref))
     for (version, kind), (count, moves, ref, name) in converted.items():
@@ -186,9 +191,9 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
         node: Node = build_node(data, ref)
         scenario.nodes[node.name] = node
     elif kind == "ResourceClaimTemplate":
-        scenario.templates.append(data)
+        scenario.templates.append(build_template(data, ref))
     elif kind == "Pod":
-        scenario.pods.append(data)
+        scenario.pods.append(build_pod(data, ref))
     elif kind == "Namespace":
         labels = (data.get("metadata") or {}).get("labels") or {}
         scenario.namespaces[(data.get("metadata") or {}).get("name", "")] = {str(k): str(v) for k, v in labels.items()}
@@ -201,10 +206,7 @@ def _admin_access_admission(scenario: Scenario) -> None:
     """
     objects = [("ResourceClaim", c.raw, c.key, c.namespace, ("spec",)) for c in scenario.claims]
     for template in scenario.templates:
-        meta = template.get("metadata") or {}
-        namespace = meta.get("namespace") or "default"
-        objects.append(("ResourceClaimTemplate", template, f"{namespace}/{meta.get('name', '')}", namespace,
-                        ("spec", "spec")))
+        objects.append(("ResourceClaimTemplate", template.raw, template.key, template.namespace, ("spec", "spec")))
     for kind, raw, key, namespace, base in objects:
         labels = scenario.namespaces.get(namespace)
         if labels is None or labels.get(ADMIN_ACCESS_LABEL) == "true":

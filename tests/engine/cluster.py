@@ -40,7 +40,7 @@ def _meta(kind: str, name: str, namespace: str | None = None, manager: str = "ku
     return meta
 
 
-def node(name: str, *, labels=None, taints=None, unschedulable=False) -> dict:
+def node(name: str, *, labels=None, taints=None, unschedulable=False, allocatable=None) -> dict:
     spec = {"podCIDR": "10.244.1.0/24", "providerID": f"kind://docker/dra/{name}"}
     if taints:
         spec["taints"] = taints
@@ -52,7 +52,8 @@ def node(name: str, *, labels=None, taints=None, unschedulable=False) -> dict:
                           labels={"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", **(labels or {})}),
         "spec": spec,
         "status": {
-            "allocatable": {"cpu": "16", "memory": "65843128Ki", "pods": "110"},
+            "allocatable": allocatable if allocatable is not None else {"cpu": "16", "memory": "65843128Ki",
+                                                                        "pods": "110"},
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                             "lastHeartbeatTime": STAMP, "lastTransitionTime": STAMP}],
             "nodeInfo": {"architecture": "amd64", "kubeletVersion": "v1.37.0", "operatingSystem": "linux"},
@@ -152,9 +153,11 @@ def pod_uid(name: str, namespace: str = "default") -> str:
 
 
 def pod(name: str, *, namespace: str = "default", claims=(), templates=(), node_name=None, node_selector=None,
-        affinity=None, tolerations=None, claim_statuses=None) -> dict:
+        affinity=None, tolerations=None, claim_statuses=None, requests=None, init=(), overhead=None,
+        phase=None) -> dict:
     """A pod; `claims` are resourceClaimName entries and `templates` resourceClaimTemplateName
-    entries, each as (pod claim name, object name)."""
+    entries, each as (pod claim name, object name). `requests` are the main container's
+    resources.requests; `init` lists init containers as (requests, sidecar)."""
     resource_claims = [{"name": n, "resourceClaimName": c} for n, c in claims]
     resource_claims += [{"name": n, "resourceClaimTemplateName": t} for n, t in templates]
     spec = {
@@ -166,6 +169,15 @@ def pod(name: str, *, namespace: str = "default", claims=(), templates=(), node_
             {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists",
              "tolerationSeconds": 300}],
     }
+    if requests:
+        spec["containers"][0]["resources"]["requests"] = dict(requests)
+    if init:
+        spec["initContainers"] = [
+            {"name": f"init-{i}", "image": "registry.example.com/init:1.0", "resources": {"requests": dict(r)},
+             **({"restartPolicy": "Always"} if sidecar else {})}
+            for i, (r, sidecar) in enumerate(init)]
+    if overhead:
+        spec["overhead"] = dict(overhead)
     if resource_claims:
         spec["resourceClaims"] = resource_claims
     if node_name:
@@ -174,7 +186,7 @@ def pod(name: str, *, namespace: str = "default", claims=(), templates=(), node_
         spec["nodeSelector"] = node_selector
     if affinity:
         spec["affinity"] = affinity
-    status = {"phase": "Running" if node_name else "Pending", "qosClass": "BestEffort"}
+    status = {"phase": phase or ("Running" if node_name else "Pending"), "qosClass": "BestEffort"}
     if claim_statuses:
         status["resourceClaimStatuses"] = [{"name": n, "resourceClaimName": c} for n, c in claim_statuses]
     meta = _meta("Pod", name, namespace, labels={"app": name})

@@ -387,9 +387,9 @@ def test_unused_pending_claims_are_reported_not_allocated():
     assert outcome.claims == []
 
 
-def test_resource_requests_are_said_to_be_out_of_scope():
+def test_what_is_not_modelled_is_said():
     outcome = schedule(k.dump(k.node("node-a"), k.pod("p")))
-    assert any("CPU, memory" in w.message for w in outcome.warnings)
+    assert any("host ports, volumes, pod (anti-)affinity" in w.message for w in outcome.warnings)
 
 
 def test_cel_runtime_error_in_a_template_claim_is_invalid_and_points_at_the_template():

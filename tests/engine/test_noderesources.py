@@ -1,0 +1,269 @@
+"""NodeResourcesFit: effective requests, what bound pods hold, pod count, extended resources
+(also backed by DRA), and the scheduler's summary line with mixed reasons."""
+from allocator.engine import noderesources as fit
+from allocator.engine.gates import ComponentGates, gates_from_dict
+from allocator.engine.objects import build_pod
+from allocator.engine.pods import PENDING, SCHEDULED
+from allocator.engine.run import UNSATISFIABLE, allocate_text
+from tests.engine import cluster as k
+
+GI = 1024 ** 3
+
+
+def schedule(*objects, **options):
+    _, outcome = allocate_text(k.dump(*objects), **options)
+    return outcome
+
+
+def result(outcome, name):
+    return next(p for p in outcome.pods if p.name == name)
+
+
+def verdicts(pod) -> dict:
+    return {n.node: ("fits" if n.fits else n.reason) for n in pod.nodes}
+
+
+def requests_of(**kwargs) -> dict:
+    return fit.pod_requests(build_pod(k.pod("p", **kwargs)))
+
+
+def small_node(name, cpu="4", memory="8Gi", pods="110", **extra):
+    return k.node(name, allocatable={"cpu": cpu, "memory": memory, "pods": pods, **extra})
+
+
+# -- a pod's effective requests ------------------------------------------------------------------
+
+
+def test_app_containers_add_up_and_init_containers_count_at_their_peak():
+    raw = k.pod("p", init=[({"cpu": "2", "memory": "1Gi"}, False), ({"cpu": "2", "memory": "3Gi"}, False)])
+    raw["spec"]["containers"] = [
+        {"name": "c1", "image": "x", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}},
+        {"name": "c2", "image": "x", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
+    ]
+    assert fit.pod_requests(build_pod(raw)) == {"cpu": 3000, "memory": 3 * GI}
+
+
+def test_sidecars_run_beside_the_app_and_beside_the_init_containers_started_after_them():
+    # sidecar 1 CPU, then an ordinary init container of 2 CPU, app 1 CPU:
+    # the app phase needs 1 + 1, the init phase 2 + 1 (the sidecar already runs).
+    requests = requests_of(requests={"cpu": "1"}, init=[({"cpu": "1"}, True), ({"cpu": "2"}, False)])
+    assert requests["cpu"] == 3000
+    requests = requests_of(requests={"cpu": "3"}, init=[({"cpu": "1"}, True), ({"cpu": "2"}, False)])
+    assert requests["cpu"] == 4000  # app phase: 3 + the sidecar's 1
+
+
+def test_an_init_container_before_the_sidecar_does_not_share_the_node_with_it():
+    requests = requests_of(requests={"cpu": "1"}, init=[({"cpu": "2"}, False), ({"cpu": "1"}, True)])
+    assert requests["cpu"] == 2000  # max(app 1 + sidecar 1, init 2 alone)
+
+
+def test_overhead_is_added_on_top():
+    requests = requests_of(requests={"cpu": "500m", "memory": "1Gi"}, overhead={"cpu": "250m", "memory": "120Mi"})
+    assert requests == {"cpu": 750, "memory": GI + 120 * 1024 ** 2}
+
+
+def test_pod_level_requests_replace_the_containers_cpu_and_memory():
+    raw = k.pod("p", requests={"cpu": "1", "memory": "1Gi", "example.com/foo": "2"})
+    raw["spec"]["resources"] = {"requests": {"cpu": "3"}}
+    assert fit.pod_requests(build_pod(raw)) == {"cpu": 3000, "memory": GI, "example.com/foo": 2}
+
+
+def test_scoring_gives_containers_without_requests_the_scheduler_defaults():
+    assert requests_of() == {}
+    assert requests_of() == {} and fit.pod_requests(build_pod(k.pod("p")), non_zero=True) == {
+        "cpu": fit.DEFAULT_MILLI_CPU, "memory": fit.DEFAULT_MEMORY}
+
+
+# -- nodes: what bound pods hold -------------------------------------------------------------------
+
+
+def test_running_pods_hold_their_requests_and_finished_ones_do_not():
+    outcome = schedule(
+        small_node("node-a"),
+        k.pod("busy", node_name="node-a", requests={"cpu": "3"}),
+        k.pod("done", node_name="node-a", requests={"cpu": "4"}, phase="Succeeded"),
+        k.pod("new", requests={"cpu": "2"}),
+    )
+    new = result(outcome, "new")
+    assert new.outcome == PENDING
+    assert new.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert new.nodes[0].details == ["cpu: the pod asks 2, 3 of 4 in use"]
+
+
+def test_pods_placed_earlier_in_the_run_hold_their_requests():
+    outcome = schedule(small_node("node-a"), k.pod("first", requests={"cpu": "3"}),
+                       k.pod("second", requests={"cpu": "2"}))
+    assert result(outcome, "first").outcome == SCHEDULED
+    assert result(outcome, "second").message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_a_full_node_says_too_many_pods():
+    outcome = schedule(small_node("node-a", pods="1"), k.pod("old", node_name="node-a"), k.pod("new"))
+    assert verdicts(result(outcome, "new")) == {"node-a": "Too many pods"}
+
+
+def test_every_short_resource_of_a_node_is_counted():
+    outcome = schedule(small_node("node-a", cpu="1", memory="1Gi"), small_node("node-b", cpu="1"),
+                       k.pod("big", requests={"cpu": "2", "memory": "2Gi"}))
+    big = result(outcome, "big")
+    assert big.nodes[0].reasons == ["Insufficient cpu", "Insufficient memory"]
+    # counts lead the strings the scheduler sorts
+    assert big.message == "0/2 nodes are available: 1 Insufficient memory, 2 Insufficient cpu."
+
+
+def test_extended_resources_are_counted_against_what_the_node_advertises():
+    outcome = schedule(small_node("node-a", **{"example.com/foo": "2"}), small_node("node-b"),
+                       k.pod("user", node_name="node-a", requests={"example.com/foo": "1"}),
+                       k.pod("p", requests={"example.com/foo": "2"}))
+    assert verdicts(result(outcome, "p")) == {"node-a": "Insufficient example.com/foo",
+                                              "node-b": "Insufficient example.com/foo"}
+
+
+def test_a_node_without_allocatable_is_not_checked_and_the_run_says_so():
+    bare = k.node("node-a")
+    del bare["status"]["allocatable"]
+    outcome = schedule(bare, k.pod("p", requests={"cpu": "64"}))
+    assert result(outcome, "p").outcome == SCHEDULED
+    assert any("node node-a: no status.allocatable" in w.message for w in outcome.warnings)
+
+
+def test_the_summary_line_mixes_resource_taint_and_dra_reasons_sorted_as_the_scheduler_sorts():
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    outcome = schedule(
+        small_node("node-a", cpu="1"),
+        k.node("node-b", taints=taint),
+        k.node("node-c"),
+        small_node("node-d", cpu="1", memory="1Gi"),
+        k.device_class(), k.template("single-gpu", k.claim_spec(k.request())),
+        k.pod("p", requests={"cpu": "2", "memory": "2Gi"}, templates=[("gpu", "single-gpu")]),
+    )
+    assert outcome.outcome == UNSATISFIABLE
+    assert result(outcome, "p").message == (
+        "0/4 nodes are available: 1 Insufficient memory, 1 cannot allocate all claims, "
+        "1 node(s) had untolerated taint {dedicated: infra}, 2 Insufficient cpu.")
+
+
+# -- extended resources backed by DRA ----------------------------------------------------------------
+
+
+def gpu_class(name="gpu.example.com", resource="example.com/gpu"):
+    device_class = k.device_class(name)
+    device_class["spec"]["extendedResourceName"] = resource
+    return device_class
+
+
+def test_an_extended_resource_backed_by_dra_gets_a_special_claim_on_a_node_without_it():
+    outcome = schedule(
+        small_node("node-a"), gpu_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0), k.gpu("gpu-1", 1)]),
+        k.pod("p", requests={"cpu": "1", "example.com/gpu": "2"}),
+    )
+    p = result(outcome, "p")
+    assert p.outcome == SCHEDULED and p.node == "node-a"
+    [claim] = p.claims
+    assert claim.pod_claim_name == "(extended resources)" and claim.name.startswith("p-extended-resources-")
+    assert claim.extended_resources == [
+        {"containerName": "main", "resourceName": "example.com/gpu", "requestName": "container-0-request-1"}]
+    results = claim.allocation["devices"]["results"]
+    assert [(r["request"], r["device"]) for r in results] == [("container-0-request-1", "gpu-0"),
+                                                             ("container-0-request-1", "gpu-1")]
+    [written] = outcome.claims
+    assert written["metadata"]["name"] == claim.name
+
+
+def test_the_implicit_class_resource_name_works_too():
+    outcome = schedule(small_node("node-a"), k.device_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
+                       k.pod("p", requests={"deviceclass.resource.kubernetes.io/gpu.example.com": "1"}))
+    assert result(outcome, "p").outcome == SCHEDULED
+
+
+def test_a_node_whose_device_plugin_advertises_the_resource_needs_no_claim():
+    outcome = schedule(small_node("node-a", **{"example.com/gpu": "1"}), gpu_class(),
+                       k.pod("p", requests={"example.com/gpu": "1"}))
+    p = result(outcome, "p")
+    assert p.outcome == SCHEDULED and p.claims == []
+
+
+def test_too_few_devices_for_the_extended_resource_is_dra_saying_no():
+    outcome = schedule(small_node("node-a"), gpu_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
+                       k.pod("p", requests={"example.com/gpu": "2"}))
+    assert result(outcome, "p").message == "0/1 nodes are available: 1 cannot allocate all claims."
+
+
+def test_with_the_gate_off_the_resource_is_simply_insufficient():
+    gates = ComponentGates.uniform(gates_from_dict({"DRAExtendedResource": False}))
+    outcome = schedule(small_node("node-a"), gpu_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
+                       k.pod("p", requests={"example.com/gpu": "1"}), gates=gates)
+    assert result(outcome, "p").message == "0/1 nodes are available: 1 Insufficient example.com/gpu."
+
+
+def test_init_containers_reuse_the_devices_of_later_containers():
+    raw = k.pod("p", requests={"example.com/gpu": "2"},
+                init=[({"example.com/gpu": "1"}, False), ({"example.com/gpu": "3"}, False)])
+    classes = fit.ExtendedResourceClasses({"c": _class("c", "example.com/gpu")}, enabled=True)
+    requests, mappings = fit.extended_claim_requests(build_pod(raw), {"example.com/gpu": 3}, classes)
+    # container 2 (the app) asks 2; init 0 reuses them; init 1 needs one more.
+    assert [(r["name"], r["exactly"]["count"]) for r in requests] == [("container-1-request-0", 1),
+                                                                      ("container-2-request-0", 2)]
+    assert [(m["containerName"], m["requestName"]) for m in mappings] == [
+        ("main", "container-2-request-0"), ("init-0", "container-2-request-0"),
+        ("init-1", "container-2-request-0"), ("init-1", "container-1-request-0")]
+
+
+def _class(name, resource):
+    from allocator.engine.objects import build_device_class
+
+    device_class = k.device_class(name)
+    device_class["spec"]["extendedResourceName"] = resource
+    return build_device_class(device_class)
+
+
+def test_a_cluster_dump_short_of_cpu_gives_the_schedulers_line():
+    from tests.engine.test_pods import DUMP
+
+    text = DUMP.read_text().replace(
+        "      name: train\n      resources:\n        claims:\n        - name: gpu\n    resourceClaims:",
+        "      name: train\n      resources:\n        requests:\n          cpu: \"40\"\n        claims:\n"
+        "        - name: gpu\n    resourceClaims:", 1)
+    assert 'cpu: "40"' in text
+    _, outcome = allocate_text(text)
+    trainer = result(outcome, "trainer-1")
+    assert trainer.outcome == PENDING
+    assert trainer.message == ("0/3 nodes are available: 1 node(s) had untolerated taint "
+                               "{node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu.")
+    # trainer-0, running on gpu-node-1, holds 4 CPUs there
+    assert [n.details for n in trainer.nodes[1:]] == [["cpu: the pod asks 40, 4 of 32 in use"],
+                                                      ["cpu: the pod asks 40, 0 of 32 in use"]]
+
+
+def test_a_resized_running_pod_holds_the_larger_of_its_spec_and_what_the_kubelet_reports():
+    resized = k.pod("resized", node_name="node-a", requests={"cpu": "1"})
+    resized["status"]["containerStatuses"] = [{"name": "main", "resources": {"requests": {"cpu": "3"}}}]
+    outcome = schedule(small_node("node-a"), resized, k.pod("new", requests={"cpu": "2"}))
+    assert result(outcome, "new").nodes[0].details == ["cpu: the pod asks 2, 3 of 4 in use"]
+
+
+def test_an_unreadable_request_is_invalid_input_that_names_the_field():
+    bad = k.pod("p", requests={"cpu": "lots"})
+    _, outcome = allocate_text(k.dump(small_node("node-a"), bad))
+    assert outcome.outcome == "invalid"
+    [problem] = outcome.problems
+    assert problem.field == "spec.containers[0].resources.requests.cpu"
+    assert problem.message.startswith('Invalid value: "lots": quantities must match')
+
+
+def test_an_apiserver_without_the_gate_drops_the_class_extended_resource_name_on_create():
+    gates = ComponentGates(apiserver=gates_from_dict({"DRAExtendedResource": False}))
+    scenario, outcome = allocate_text(k.dump(small_node("node-a"), gpu_class(),
+                                             k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
+                                             k.pod("p", requests={"example.com/gpu": "1"})),
+                                      gates=gates, replay_create=True)
+    assert any(w.field == "spec.extendedResourceName" and "DRAExtendedResource" in w.message
+               for w in outcome.warnings)
+    assert result(outcome, "p").message == "0/1 nodes are available: 1 Insufficient example.com/gpu."
+
+
+def test_a_limit_without_a_request_is_the_request_as_the_apiserver_defaults_it():
+    raw = k.pod("p")
+    raw["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "2", "example.com/foo": "1"}
+    raw["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "500m"}
+    assert fit.pod_requests(build_pod(raw)) == {"cpu": 500, "example.com/foo": 1}
