@@ -67,3 +67,9 @@ def all_examples() -> tuple[Example, ...]:
 
 def get(slug: str) -> Example | None:
     return next((e for e in _load() if e.slug == slug), None)
+
+
+def with_scenario(text: str) -> Example | None:
+    """The example whose scenario this text is (line endings aside), so its notes still apply."""
+    text = text.replace("\r\n", "\n")
+    return next((e for e in _load() if e.scenario == text), None)

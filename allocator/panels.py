@@ -13,7 +13,7 @@ from allocator.engine.problems import DROPPED_ON_CREATE
 from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome, candidate_nodes
-from allocator.playground import Settings
+from allocator.runs import RunRequest
 
 
 def _amount(text: str) -> float:
@@ -244,7 +244,7 @@ PANELS = [
 ]
 
 
-def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
+def page_context(settings: RunRequest, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
     nodes: list[str] = []
     if scenario is not None and not scenario.errors:
         nodes = candidate_nodes(scenario, SliceIndex(scenario.slices))

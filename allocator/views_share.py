@@ -1,7 +1,6 @@
 """Share endpoints: the Share button, short links (`/s/<id>`, `.yaml`, `/embed`) and the JSON API."""
 from __future__ import annotations
 
-import json
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
@@ -10,10 +9,9 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST, require_safe
 
-from allocator.engine.gates import GateError, parse_gates
 from allocator.middleware import frameable
 from allocator.models import SharedScenario
-from allocator.playground import settings_from_form
+from allocator.forms import read_api_body, read_run_form
 from allocator.sharing import (
     ShareError,
     fragment,
@@ -21,11 +19,9 @@ from allocator.sharing import (
     settings_of,
     share,
     too_large_message,
-    uniform_gates,
 )
+from allocator.pages import render_run
 from allocator.version import VERSION
-from allocator.views import _render_page
-from allocator.worker import run_bounded
 
 
 def _links(request, shared: SharedScenario) -> dict:
@@ -76,7 +72,7 @@ def share_create(request):
     wait = rate_limited(request)
     if wait:
         return _share_refused(request, _rate_message(wait), 429, retry_after=wait)
-    settings = settings_from_form(form)
+    settings = read_run_form(form)
     # Browsers send a textarea's line breaks as CRLF; the scenario as typed has LF.
     settings.scenario = settings.scenario.replace("\r\n", "\n")
     try:
@@ -104,7 +100,7 @@ def share_create(request):
 def shared_page(request, share_id: str):
     """The editor with the shared scenario and its settings, and its result."""
     shared = get_object_or_404(SharedScenario, pk=share_id)
-    return _render_page(request, settings_of(shared), run=run_bounded, extra=_shared_context(request, shared))
+    return render_run(request, settings_of(shared), extra=_shared_context(request, shared))
 
 
 @require_safe
@@ -124,8 +120,8 @@ def shared_yaml(request, share_id: str):
 def shared_embed(request, share_id: str):
     """Read-only result and YAML for docs and slides; other sites may frame it."""
     shared = get_object_or_404(SharedScenario, pk=share_id)
-    response = _render_page(request, settings_of(shared), template="shared_embed.html", run=run_bounded,
-                            extra=_shared_context(request, shared))
+    response = render_run(request, settings_of(shared), template="shared_embed.html",
+                          extra=_shared_context(request, shared))
     response["Cache-Control"] = "public, max-age=300"
     return response
 
@@ -134,28 +130,6 @@ def shared_embed(request, share_id: str):
 
 def _api_error(message: str, status: int) -> JsonResponse:
     return JsonResponse({"message": message}, status=status, json_dumps_params={"ensure_ascii": False})
-
-
-def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
-    """(scenario, node, gates) from a JSON body, or from a YAML body plus query parameters."""
-    if request.content_type == "application/json":
-        try:
-            data = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ShareError(f"request body is not JSON: {exc}") from None
-        if not isinstance(data, dict) or "scenario" not in data:
-            raise ShareError('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": '
-                             '{"Gate": true}}}; send a scenario as it is with Content-Type: application/yaml')
-        return data["scenario"], data.get("node") or "", data.get("gates") or {}
-    try:
-        scenario = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ShareError("request body is not UTF-8 text") from None
-    try:
-        gates, _ = parse_gates(request.GET.get("featureGates", ""))
-    except GateError as exc:
-        raise ShareError(f"featureGates: {exc}") from None
-    return scenario, request.GET.get("node", ""), uniform_gates(gates)
 
 
 @csrf_exempt
@@ -172,8 +146,8 @@ def api_share(request):
         response["Retry-After"] = str(wait)
         return response
     try:
-        scenario, node, gates = _read_api_body(request, body)
-        shared, created = share(scenario=scenario, node=node, gates=gates)
+        run = read_api_body(request, body)
+        shared, created = share(scenario=run.scenario, node=run.node, gates=run.gates)
     except ShareError as exc:
         return _api_error(exc.message, exc.status)
     data = {"id": shared.id, **_links(request, shared), "created": created}

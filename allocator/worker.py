@@ -22,7 +22,7 @@ import traceback
 
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
-from allocator.playground import Settings, run_settings
+from allocator.runs import RunRequest, run_request
 from allocator.version import VERSION
 
 logger = logging.getLogger("allocator.worker")
@@ -49,9 +49,9 @@ def gave_up(reason: str) -> Outcome:
 
 # ---- worker process side -------------------------------------------------------------
 
-def _run_one(settings: Settings) -> bytes:
+def _run_one(settings: RunRequest) -> bytes:
     try:
-        scenario, outcome = run_settings(settings)
+        scenario, outcome = run_request(settings)
         return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
         raise
@@ -62,7 +62,7 @@ def _run_one(settings: Settings) -> bytes:
 
 
 def _serve(conn, memory_bytes: int, job=_run_one) -> None:
-    """Worker loop: receive Settings, send back ("ok", job(settings)) until the pipe closes."""
+    """Worker loop: receive a RunRequest, send back ("ok", job(settings)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
     if memory_bytes:
         import resource
@@ -112,7 +112,7 @@ class _Worker:
 class WorkerPool:
     """Up to `size` worker processes, started on demand and reused; one run per worker at a time.
 
-    `job` is the module-level function a worker applies to each Settings; it returns bytes.
+    `job` is the module-level function a worker applies to each RunRequest; it returns bytes.
     """
 
     def __init__(self, *, size: int = DEFAULT_WORKERS, timeout: float = DEFAULT_TIMEOUT,
@@ -148,7 +148,7 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, settings: Settings) -> tuple[bytes, bool]:
+    def run(self, settings: RunRequest) -> tuple[bytes, bool]:
         """(pickled (scenario, outcome), finished): finished is False when a bound stopped the run."""
         if not self._slots.acquire(timeout=self.queue_wait):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
@@ -219,7 +219,7 @@ def warm_up() -> None:
         get_pool().warm()
 
 
-def result_key(settings: Settings) -> str:
+def result_key(settings: RunRequest) -> str:
     """Cache key: the engine version plus the digest of everything a run depends on.
     The scenario may be text or the raw bytes of a request body."""
     scenario = settings.scenario
@@ -229,10 +229,10 @@ def result_key(settings: Settings) -> str:
     return f"run:{VERSION}:{digest}"
 
 
-def run_bounded(settings: Settings) -> tuple[Scenario | None, Outcome]:
+def run_bounded(settings: RunRequest) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
-    `playground.run_settings` does; the scenario is None when a bound stopped the run.
+    `playground.run_request` does; the scenario is None when a bound stopped the run.
 
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """

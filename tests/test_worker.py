@@ -12,7 +12,7 @@ from django.core.cache import cache, caches
 
 from allocator import gallery, worker
 from allocator.engine.run import UNSATISFIABLE
-from allocator.playground import Settings, run_settings
+from allocator.runs import RunRequest, run_request
 from allocator.worker import WorkerPool, gave_up, result_key, run_bounded
 
 
@@ -54,14 +54,14 @@ def fresh_cache():
 
 def example_settings(slug):
     example = gallery.get(slug)
-    return Settings(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
+    return RunRequest(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
 
 
 @pytest.mark.parametrize("slug", ["simple-gpu", "partitionable-devices", "compatibility-groups", "version-skew"])
 def test_bounded_runs_answer_as_direct_runs_do(slug):
     settings = example_settings(slug)
     scenario, outcome = run_bounded(settings)
-    direct_scenario, direct = run_settings(settings)
+    direct_scenario, direct = run_request(settings)
     assert (outcome.outcome, outcome.node, outcome.message) == (direct.outcome, direct.node, direct.message)
     assert outcome.claims == direct.claims and outcome.explanation == direct.explanation
     assert scenario.loaded is None and [c.key for c in scenario.claims] == [c.key for c in direct_scenario.claims]
@@ -76,7 +76,7 @@ def test_a_second_identical_run_comes_from_the_cache(monkeypatch):
         raise AssertionError("the cache should have answered")
 
     monkeypatch.setattr(worker, "get_pool", no_pool)
-    again = run_bounded(Settings(scenario=settings.scenario, node=settings.node, gates=settings.gates))[1]
+    again = run_bounded(RunRequest(scenario=settings.scenario, node=settings.node, gates=settings.gates))[1]
     assert again.outcome == first.outcome and again.claims == first.claims
     assert cache.get(result_key(settings)) is not None
 
@@ -88,7 +88,7 @@ def test_hostile_input_through_the_real_engine_is_an_answer_not_a_crash():
         for i in range(9)
     )
     started = time.monotonic()
-    _, outcome = run_bounded(Settings(scenario=bomb))
+    _, outcome = run_bounded(RunRequest(scenario=bomb))
     assert outcome.outcome == "invalid" and time.monotonic() - started < 10
 
 
@@ -96,12 +96,12 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     try:
         started = time.monotonic()
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished = pool.run(RunRequest(scenario="x"))
         assert not finished and time.monotonic() - started < 5
         assert "stopped after 0.5 s" in message(payload)
         assert pickle.loads(payload)[1].outcome == UNSATISFIABLE
         pool.job = echo
-        payload, finished = pool.run(Settings(scenario="after"))
+        payload, finished = pool.run(RunRequest(scenario="after"))
         assert finished and message(payload) == "search gave up: echo after"
         assert pool.started == 2
     finally:
@@ -111,7 +111,7 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
 def test_a_run_over_its_memory_is_stopped():
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     try:
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished = pool.run(RunRequest(scenario="x"))
         assert not finished and "more than 256 MiB of memory" in message(payload)
     finally:
         pool.close()
@@ -120,10 +120,10 @@ def test_a_run_over_its_memory_is_stopped():
 def test_a_worker_that_dies_is_replaced():
     pool = WorkerPool(size=1, timeout=5, job=crash)
     try:
-        payload, finished = pool.run(Settings(scenario="x"))
+        payload, finished = pool.run(RunRequest(scenario="x"))
         assert not finished
         pool.job = echo
-        assert pool.run(Settings(scenario="y"))[1]
+        assert pool.run(RunRequest(scenario="y"))[1]
     finally:
         pool.close()
 
@@ -132,7 +132,7 @@ def test_workers_are_reused_between_runs():
     pool = WorkerPool(size=2, timeout=5, job=echo)
     try:
         for i in range(5):
-            assert message(pool.run(Settings(scenario=str(i)))[0]) == f"search gave up: echo {i}"
+            assert message(pool.run(RunRequest(scenario=str(i)))[0]) == f"search gave up: echo {i}"
         assert pool.started == 1
     finally:
         pool.close()
@@ -143,7 +143,7 @@ def test_warming_starts_a_worker_that_the_first_run_uses():
     try:
         pool.warm()
         assert pool.started == 1 and pool._idle[0].process.is_alive()
-        pool.run(Settings(scenario="first"))
+        pool.run(RunRequest(scenario="first"))
         assert pool.started == 1
     finally:
         pool.close()
@@ -153,10 +153,10 @@ def test_when_every_worker_is_busy_a_request_waits_then_gives_up_without_caching
     pool = WorkerPool(size=1, timeout=5, queue_wait=0.2, job=nap)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        busy = threading.Thread(target=pool.run, args=(Settings(scenario="1.5"),))
+        busy = threading.Thread(target=pool.run, args=(RunRequest(scenario="1.5"),))
         busy.start()
         time.sleep(0.3)
-        settings = Settings(scenario="0")
+        settings = RunRequest(scenario="0")
         scenario, outcome = run_bounded(settings)
         assert scenario is None and "stayed busy" in outcome.message
         assert cache.get(result_key(settings)) is None
