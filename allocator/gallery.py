@@ -10,7 +10,7 @@ import yaml
 from allocator.engine.gates import COMPONENT_KEYS
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
-DEFAULT = "partitionable-devices"
+DEFAULT = "simple-gpu"  # the first visit opens on an example that allocates
 
 
 @dataclass(frozen=True)

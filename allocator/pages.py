@@ -2,9 +2,14 @@
 the short links and the embed view."""
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from django.shortcuts import render
 
 from allocator import gallery
+from allocator.engine.problems import UNKNOWN_NODE
+from allocator.engine.run import ALLOCATED
 from allocator.panels import page_context
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
 from allocator.worker import run_bounded
@@ -12,6 +17,11 @@ from allocator.worker import run_bounded
 
 def too_large(size: int) -> str:
     return f"The scenario is {size:,} bytes; the limit is {MAX_SCENARIO_BYTES:,} bytes."
+
+
+def presenting(request) -> bool:
+    """`?present=1`: big fonts and high contrast for a projector (the `present` class on <html>)."""
+    return request.GET.get("present") == "1"
 
 
 def render_run(request, run: RunRequest, *, template="index.html", status=200, origin=None, refused=None,
@@ -29,11 +39,35 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
     else:
         scenario, outcome = run_bounded(run)
         context = page_context(run, scenario, outcome)
+    outcome = context.get("outcome")
+    if outcome is not None:
+        context["node_unknown"] = any(w.code == UNKNOWN_NODE for w in outcome.warnings)
+        # "Allocated" for no claim at all reads as success; a typo'd kind leaves nothing to allocate.
+        context["nothing_pending"] = outcome.outcome == ALLOCATED and not outcome.claims and not outcome.pods
     example = gallery.with_scenario(run.scenario)
-    context["example"] = example
-    context["origin"] = example or origin
+    context.update({
+        "example": example,
+        "origin": example or origin,
+        "all_examples": gallery.all_examples(),
+        "default_example": gallery.DEFAULT,
+        "presenting": presenting(request),
+    })
     context.update(extra or {})
     if request.htmx:
         # htmx swaps only 2xx answers; a refusal must replace the old result to be seen.
         return render(request, f"{template}#results", context, status=200 if status == 413 else status)
     return render(request, template, context, status=status)
+
+
+KIND_LINE = re.compile(r"^kind:\s*([A-Za-z]+)\s*$", re.MULTILINE)
+
+
+def describe(text: str) -> tuple[str, str]:
+    """(title, description) of a scenario for link previews: its first comment line, and what it holds."""
+    comment = next((line.lstrip("#").strip() for line in text.splitlines()
+                    if line.startswith("#") and line.lstrip("#").strip()), "")
+    counts = Counter(KIND_LINE.findall(text))
+    holds = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.most_common())
+    title = comment or (f"DRA scenario: {holds}" if holds else "DRA scenario")
+    description = f"{comment} — {holds}" if comment and holds else (comment or holds or "An empty scenario")
+    return title, description + ". Open it to see what the DRA allocator picks, and why."

@@ -266,8 +266,10 @@ def page_context(settings: RunRequest, scenario, outcome: Outcome | None, *, ref
         "dropped_fields": dropped,
         "warnings": [w for w in outcome.warnings if w not in dropped],
         "problems": problems,
+        # Errors and warnings with a line become marks in the editor.
         "error_lines_json": json.dumps([
-            {"line": p.line, "message": p.render()} for p in problems if p.line is not None
+            {"line": p.line, "message": p.render(), "severity": p.severity}
+            for p in list(problems) + list(outcome.warnings) if p.line is not None
         ]),
         "claims": claim_views(outcome) + existing_claim_views(scenario),
         "claims_yaml": yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else "",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST, require_safe
@@ -20,7 +20,8 @@ from allocator.sharing import (
     share,
     too_large_message,
 )
-from allocator.pages import render_run
+from allocator import gallery
+from allocator.pages import describe, render_run
 from allocator.version import VERSION
 
 
@@ -34,7 +35,20 @@ def _links(request, shared: SharedScenario) -> dict:
 
 
 def _shared_context(request, shared: SharedScenario) -> dict:
-    return {"shared": shared, "shared_links": _links(request, shared), "playground_version": VERSION}
+    links = _links(request, shared)
+    title, description = describe(shared.scenario)
+    example = gallery.with_scenario(shared.scenario)
+    if example is not None:  # a shared example keeps its notes, and its title in previews
+        title, description = example.title, example.summary
+    return {"shared": shared, "shared_links": links, "playground_version": VERSION,
+            "og_title": title, "og_description": description, "og_url": links["url"]}
+
+
+def _get_shared(share_id: str) -> SharedScenario:
+    shared = SharedScenario.objects.filter(pk=share_id).first()
+    if shared is None:
+        raise Http404(f"There is no shared scenario “{share_id}”.")
+    return shared
 
 
 def _rate_message(wait: int) -> str:
@@ -71,7 +85,9 @@ def share_create(request):
         return _share_refused(request, too_large_message(_content_length(request)), 413)
     wait = rate_limited(request)
     if wait:
-        return _share_refused(request, _rate_message(wait), 429, retry_after=wait)
+        message = _rate_message(wait) + (" Meanwhile, “Link without storing” gives a link that carries the"
+                                         " scenario itself: nothing is stored, so no limit applies.")
+        return _share_refused(request, message, 429, retry_after=wait)
     settings = read_run_form(form)
     # Browsers send a textarea's line breaks as CRLF; the scenario as typed has LF.
     settings.scenario = settings.scenario.replace("\r\n", "\n")
@@ -99,14 +115,14 @@ def share_create(request):
 @require_safe
 def shared_page(request, share_id: str):
     """The editor with the shared scenario and its settings, and its result."""
-    shared = get_object_or_404(SharedScenario, pk=share_id)
+    shared = _get_shared(share_id)
     return render_run(request, settings_of(shared), extra=_shared_context(request, shared))
 
 
 @require_safe
 def shared_yaml(request, share_id: str):
     """The scenario exactly as shared, ready for `kubectl apply -f`."""
-    shared = get_object_or_404(SharedScenario, pk=share_id)
+    shared = _get_shared(share_id)
     response = HttpResponse(shared.scenario.encode("utf-8"), content_type="text/yaml; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="dra-scenario-{shared.id}.yaml"'
     # A shared scenario never changes, so anyone may cache it for good.
@@ -119,7 +135,7 @@ def shared_yaml(request, share_id: str):
 @require_safe
 def shared_embed(request, share_id: str):
     """Read-only result and YAML for docs and slides; other sites may frame it."""
-    shared = get_object_or_404(SharedScenario, pk=share_id)
+    shared = _get_shared(share_id)
     response = render_run(request, settings_of(shared), template="shared_embed.html",
                           extra=_shared_context(request, shared))
     response["Cache-Control"] = "public, max-age=300"
