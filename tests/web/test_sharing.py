@@ -221,7 +221,7 @@ def test_embed_view_is_read_only_frameable_and_shows_the_yaml(client):
     assert "<textarea" not in body and "<form" not in body
     assert "kind: DeviceClass" in body
     assert "X-Frame-Options" not in response
-    assert response["Content-Security-Policy"].endswith("frame-ancestors *")
+    assert response["Content-Security-Policy"].endswith("frame-ancestors * file:")
     page = client.get(f"/s/{shared}")
     assert page["X-Frame-Options"] == "DENY"
     assert page["Content-Security-Policy"].endswith("frame-ancestors 'none'")
