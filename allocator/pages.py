@@ -62,12 +62,16 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
 KIND_LINE = re.compile(r"^kind:\s*([A-Za-z]+)\s*$", re.MULTILINE)
 
 
+def _plural(kind: str) -> str:
+    return kind + ("es" if kind.endswith("s") else "s")
+
+
 def describe(text: str) -> tuple[str, str]:
     """(title, description) of a scenario for link previews: its first comment line, and what it holds."""
     comment = next((line.lstrip("#").strip() for line in text.splitlines()
                     if line.startswith("#") and line.lstrip("#").strip()), "")
     counts = Counter(KIND_LINE.findall(text))
-    holds = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.most_common())
+    holds = ", ".join(f"{n} {_plural(kind) if n > 1 else kind}" for kind, n in counts.most_common())
     title = comment or (f"DRA scenario: {holds}" if holds else "DRA scenario")
     description = f"{comment} — {holds}" if comment and holds else (comment or holds or "An empty scenario")
     return title, description + ". Open it to see what the DRA allocator picks, and why."

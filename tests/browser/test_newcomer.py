@@ -492,8 +492,19 @@ def test_screenshots_at_each_size(browser: Browser, base_url: str, size: str):
     shot(page, f"newcomer--first-visit--{size}", full_page=False)
 
     page.locator("#examples-menu summary").click()
+    expect(page.locator("#examples-menu ul")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     shot(page, f"newcomer--examples-menu--{size}", full_page=False)
     page.locator("#examples-menu summary").click()
+
+    set_editor_text(page, gallery.get("simple-gpu").scenario.replace(
+        "        deviceClassName: gpu.example.com", "        cuont: 1\n        deviceClassName: gpu.example.com"))
+    expect(page.locator("#editor .cm-lint-marker-warning")).to_have_count(1)
+    shot(page, f"newcomer--warning-marked--{size}", full_page=False)
+
+    set_editor_text(page, "")
+    expect(outcome(page)).to_have_text("Nothing to allocate yet")
+    shot(page, f"newcomer--empty--{size}", full_page=False)
 
     set_editor_text(page, PASTED)
     expect(page.locator('#results .warnings li[data-code="unknown-node"]')).to_be_visible()
