@@ -232,7 +232,7 @@ def result_key(settings: RunRequest) -> str:
 def run_bounded(settings: RunRequest) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
-    `playground.run_request` does; the scenario is None when a bound stopped the run.
+    `runs.run_request` does; the scenario is None when a bound stopped the run.
 
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
