@@ -10,7 +10,7 @@ import yaml
 from allocator.engine.gates import COMPONENT_KEYS
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
-DEFAULT = "partitionable-devices"
+DEFAULT = "simple-gpu"  # the first visit opens on an example that allocates
 
 
 @dataclass(frozen=True)
@@ -67,3 +67,9 @@ def all_examples() -> tuple[Example, ...]:
 
 def get(slug: str) -> Example | None:
     return next((e for e in _load() if e.slug == slug), None)
+
+
+def with_scenario(text: str) -> Example | None:
+    """The example whose scenario this text is (line endings aside), so its notes still apply."""
+    text = text.replace("\r\n", "\n")
+    return next((e for e in _load() if e.scenario == text), None)

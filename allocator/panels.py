@@ -13,7 +13,7 @@ from allocator.engine.problems import DROPPED_ON_CREATE
 from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome, candidate_nodes
-from allocator.playground import Settings
+from allocator.runs import RunRequest
 
 
 def _amount(text: str) -> float:
@@ -301,7 +301,7 @@ PANELS = [
 ]
 
 
-def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
+def page_context(settings: RunRequest, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
     nodes: list[str] = []
     if scenario is not None and not scenario.errors:
         nodes = candidate_nodes(scenario, SliceIndex(scenario.slices))
@@ -323,8 +323,10 @@ def page_context(settings: Settings, scenario, outcome: Outcome | None, *, refus
         "dropped_fields": dropped,
         "warnings": [w for w in outcome.warnings if w not in dropped],
         "problems": problems,
+        # Errors and warnings with a line become marks in the editor.
         "error_lines_json": json.dumps([
-            {"line": p.line, "message": p.render()} for p in problems if p.line is not None
+            {"line": p.line, "message": p.render(), "severity": p.severity}
+            for p in list(problems) + list(outcome.warnings) if p.line is not None
         ]),
         "claims": claim_views(outcome) + existing_claim_views(scenario),
         "claims_yaml": yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else "",

@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from allocator import safe_cache
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.models import SharedScenario
-from allocator.playground import Settings
+from allocator.runs import RunRequest
 from allocator.version import VERSION
 
 MAX_SHARE_BYTES = 256 * 1024
@@ -115,7 +115,7 @@ def full_gates(gates: dict) -> dict:
 
 
 def changed_gates(gates: dict) -> dict:
-    """Only the values that differ from the current defaults, as the page's Settings hold them."""
+    """Only the values that differ from the current defaults, as a RunRequest holds them."""
     out = {}
     for component in COMPONENT_KEYS:
         chosen = {
@@ -162,8 +162,8 @@ def share(*, scenario: str, node: str = "", gates: dict | None = None) -> tuple[
     raise ShareError("could not store the scenario", 500)
 
 
-def settings_of(shared: SharedScenario) -> Settings:
-    return Settings(scenario=shared.scenario, node=shared.node, gates=changed_gates(shared.gates))
+def settings_of(shared: SharedScenario) -> RunRequest:
+    return RunRequest(scenario=shared.scenario, node=shared.node, gates=changed_gates(shared.gates))
 
 
 def uniform_gates(gates) -> dict:
@@ -179,7 +179,7 @@ def _deflate(data: bytes) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
-def fragment(settings: Settings) -> str | None:
+def fragment(settings: RunRequest) -> str | None:
     """`s=...` for the settings, or None when the link would be too long to pass around."""
     data = {
         "v": FRAGMENT_FORMAT,
@@ -192,7 +192,7 @@ def fragment(settings: Settings) -> str | None:
     return value if len(value) <= MAX_FRAGMENT_CHARS else None
 
 
-def read_fragment(value: str) -> Settings:
+def read_fragment(value: str) -> RunRequest:
     """The inverse of `fragment` (the browser does this in share.js; kept here for tests and tools)."""
     if value.startswith("#"):
         value = value[1:]
@@ -213,7 +213,7 @@ def read_fragment(value: str) -> Settings:
     if not isinstance(data, dict) or data.get("v") != FRAGMENT_FORMAT:
         raise ShareError("fragment has an unknown format")
     scenario = check_scenario(data.get("scenario"))
-    return Settings(scenario=scenario, node=check_node(data.get("node")),
+    return RunRequest(scenario=scenario, node=check_node(data.get("node")),
                     gates=changed_gates(check_gates(data.get("gates"))))
 
 

@@ -2,28 +2,26 @@
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST, require_safe
 
-from allocator.engine.gates import GateError, parse_gates
 from allocator.middleware import frameable, refuses_oversize
 from allocator.models import SharedScenario
-from allocator.playground import settings_from_form
+from allocator.forms import read_api_body, read_run_form
 from allocator.sharing import (
     ShareError,
     fragment,
-    load_json,
     rate_limited,
     settings_of,
     share,
     too_large_message,
-    uniform_gates,
 )
+from allocator import gallery
+from allocator.pages import describe, render_run
 from allocator.version import VERSION
-from allocator.views import _render_page
 
 
 def _links(request, shared: SharedScenario) -> dict:
@@ -36,7 +34,20 @@ def _links(request, shared: SharedScenario) -> dict:
 
 
 def _shared_context(request, shared: SharedScenario) -> dict:
-    return {"shared": shared, "shared_links": _links(request, shared), "playground_version": VERSION}
+    links = _links(request, shared)
+    title, description = describe(shared.scenario)
+    example = gallery.with_scenario(shared.scenario)
+    if example is not None:  # a shared example keeps its notes, and its title in previews
+        title, description = example.title, example.summary
+    return {"shared": shared, "shared_links": links, "playground_version": VERSION,
+            "og_title": title, "og_description": description, "og_url": links["url"]}
+
+
+def _get_shared(share_id: str) -> SharedScenario:
+    shared = SharedScenario.objects.filter(pk=share_id).first()
+    if shared is None:
+        raise Http404(f"There is no shared scenario “{share_id}”.")
+    return shared
 
 
 def _rate_message(wait: int) -> str:
@@ -74,8 +85,10 @@ def share_create(request):
         return _share_refused(request, too_large_message(_content_length(request)), 413)
     wait = rate_limited(request)
     if wait:
-        return _share_refused(request, _rate_message(wait), 429, retry_after=wait)
-    settings = settings_from_form(form)
+        message = _rate_message(wait) + (" Meanwhile, “Link without storing” gives a link that carries the"
+                                         " scenario itself: nothing is stored, so no limit applies.")
+        return _share_refused(request, message, 429, retry_after=wait)
+    settings = read_run_form(form)
     # Browsers send a textarea's line breaks as CRLF; the scenario as typed has LF.
     settings.scenario = settings.scenario.replace("\r\n", "\n")
     try:
@@ -102,14 +115,14 @@ def share_create(request):
 @require_safe
 def shared_page(request, share_id: str):
     """The editor with the shared scenario and its settings, and its result."""
-    shared = get_object_or_404(SharedScenario, pk=share_id)
-    return _render_page(request, settings_of(shared), extra=_shared_context(request, shared))
+    shared = _get_shared(share_id)
+    return render_run(request, settings_of(shared), extra=_shared_context(request, shared))
 
 
 @require_safe
 def shared_yaml(request, share_id: str):
     """The scenario exactly as shared, ready for `kubectl apply -f`."""
-    shared = get_object_or_404(SharedScenario, pk=share_id)
+    shared = _get_shared(share_id)
     response = HttpResponse(shared.scenario.encode("utf-8"), content_type="text/yaml; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="dra-scenario-{shared.id}.yaml"'
     # A shared scenario never changes, so anyone may cache it for good.
@@ -122,9 +135,9 @@ def shared_yaml(request, share_id: str):
 @require_safe
 def shared_embed(request, share_id: str):
     """Read-only result and YAML for docs and slides; other sites may frame it."""
-    shared = get_object_or_404(SharedScenario, pk=share_id)
-    response = _render_page(request, settings_of(shared), template="shared_embed.html",
-                            extra=_shared_context(request, shared))
+    shared = _get_shared(share_id)
+    response = render_run(request, settings_of(shared), template="shared_embed.html",
+                          extra=_shared_context(request, shared))
     response["Cache-Control"] = "public, max-age=300"
     return response
 
@@ -133,30 +146,6 @@ def shared_embed(request, share_id: str):
 
 def _api_error(message: str, status: int) -> JsonResponse:
     return JsonResponse({"message": message}, status=status, json_dumps_params={"ensure_ascii": False})
-
-
-def _read_api_body(request, body: bytes) -> tuple[str, str, dict]:
-    """(scenario, node, gates) from a JSON body, or from a YAML body plus query parameters."""
-    if request.content_type == "application/json":
-        try:
-            data = load_json(body.decode("utf-8"), "request body")
-        except ShareError:
-            raise
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ShareError(f"request body is not JSON: {exc}") from None
-        if not isinstance(data, dict) or "scenario" not in data:
-            raise ShareError('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": '
-                             '{"Gate": true}}}; send a scenario as it is with Content-Type: application/yaml')
-        return data["scenario"], data.get("node") or "", data.get("gates") or {}
-    try:
-        scenario = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ShareError("request body is not UTF-8 text") from None
-    try:
-        gates, _ = parse_gates(request.GET.get("featureGates", ""))
-    except GateError as exc:
-        raise ShareError(f"featureGates: {exc}") from None
-    return scenario, request.GET.get("node", ""), uniform_gates(gates)
 
 
 @refuses_oversize(lambda request, size_text: _api_error(too_large_message(size_text), 413))
@@ -174,8 +163,8 @@ def api_share(request):
         response["Retry-After"] = str(wait)
         return response
     try:
-        scenario, node, gates = _read_api_body(request, body)
-        shared, created = share(scenario=scenario, node=node, gates=gates)
+        run = read_api_body(request, body)
+        shared, created = share(scenario=run.scenario, node=run.node, gates=run.gates)
     except ShareError as exc:
         return _api_error(exc.message, exc.status)
     data = {"id": shared.id, **_links(request, shared), "created": created}

@@ -21,10 +21,10 @@ import time
 import traceback
 from typing import NamedTuple
 
-from allocator import playground
+from allocator import runs
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
-from allocator.playground import Settings, run_settings
+from allocator.runs import RunRequest, run_request
 from allocator.version import VERSION
 
 logger = logging.getLogger("allocator.worker")
@@ -52,9 +52,9 @@ def gave_up(reason: str) -> Outcome:
 
 # ---- worker process side -------------------------------------------------------------
 
-def _run_one(settings: Settings) -> bytes:
+def _run_one(settings: RunRequest) -> bytes:
     try:
-        scenario, outcome = run_settings(settings)
+        scenario, outcome = run_request(settings)
         return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
         raise
@@ -65,7 +65,7 @@ def _run_one(settings: Settings) -> bytes:
 
 
 def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
-    """Worker loop: receive Settings, send back ("ok", job(settings)) until the pipe closes."""
+    """Worker loop: receive RunRequest, send back ("ok", job(settings)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
     if niceness:
         os.nice(niceness)
@@ -135,7 +135,7 @@ class _Worker:
 class WorkerPool:
     """Up to `size` worker processes, started on demand and reused; one run per worker at a time.
 
-    `job` is the module-level function a worker applies to each Settings; it returns bytes.
+    `job` is the module-level function a worker applies to each RunRequest; it returns bytes.
     """
 
     def __init__(self, *, size: int = DEFAULT_WORKERS, timeout: float = DEFAULT_TIMEOUT,
@@ -175,7 +175,7 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, settings: Settings, *, heavy: bool = False) -> Ran:
+    def run(self, settings: RunRequest, *, heavy: bool = False) -> Ran:
         """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
         recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
         runs at a lower CPU priority."""
@@ -189,7 +189,7 @@ class WorkerPool:
             if heavy:
                 self._heavy_slots.release()
 
-    def _run(self, settings: Settings, waited_until: float, heavy: bool) -> Ran:
+    def _run(self, settings: RunRequest, waited_until: float, heavy: bool) -> Ran:
         if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
@@ -260,7 +260,7 @@ def warm_up() -> None:
         get_pool().warm()
 
 
-def result_key(settings: Settings) -> str:
+def result_key(settings: RunRequest) -> str:
     """Cache key: the engine version plus the digest of everything a run depends on.
     The scenario may be text or the raw bytes of a request body."""
     scenario = settings.scenario
@@ -270,10 +270,10 @@ def result_key(settings: Settings) -> str:
     return f"run:{VERSION}:{digest}"
 
 
-def run_bounded(settings: Settings, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
+def run_bounded(settings: RunRequest, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
-    `playground.run_settings` does; the scenario is None when a bound stopped the run.
+    `runs.run_request` does; the scenario is None when a bound stopped the run.
 
     Only answers that do not depend on how busy the server was are cached: a run that reached
     the engine's wall-clock limit (or was killed at the worker's) might finish on a quieter
@@ -320,4 +320,4 @@ def _met_time_limit(ran: Ran, outcome: Outcome) -> bool:
         return True
     if not ran.finished or outcome.outcome == INVALID:
         return False
-    return ran.seconds is None or ran.seconds >= playground.WEB_TIME_LIMIT
+    return ran.seconds is None or ran.seconds >= runs.WEB_TIME_LIMIT

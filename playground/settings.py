@@ -164,8 +164,9 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'"
 )
-# Who may frame /s/<id>/embed (every other page may not be framed at all).
-EMBED_FRAME_ANCESTORS = os.environ.get("EMBED_FRAME_ANCESTORS", "*")
+# Who may frame /s/<id>/embed (every other page may not be framed at all). `*` matches only
+# network schemes, so `file:` is named too: slides opened from disk can embed a result.
+EMBED_FRAME_ANCESTORS = os.environ.get("EMBED_FRAME_ANCESTORS", "* file:")
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

@@ -183,7 +183,7 @@ def test_gunicorn_shares_and_serves_a_scenario_with_a_bounded_run(gunicorn):
     assert response.status == 200 and b"Allocated on node worker-1" in body
     response, body = fetch(gunicorn.port, "GET", f"/s/{shared['id']}/embed")
     assert response.status == 200 and response.getheader("X-Frame-Options") is None
-    assert response.getheader("Content-Security-Policy").endswith("frame-ancestors *")
+    assert response.getheader("Content-Security-Policy").endswith("frame-ancestors * file:")
 
 
 def test_gunicorn_reads_a_chunked_upload_and_allocates_it(gunicorn):

@@ -11,7 +11,7 @@ from django.core.cache import cache, caches
 
 from allocator import gallery, worker
 from allocator.engine.run import UNSATISFIABLE
-from allocator.playground import Settings, run_settings
+from allocator.runs import RunRequest, run_request
 from allocator.worker import WorkerPool, gave_up, result_key, run_bounded
 from tests.redis_server import redis_cache_settings, redis_server  # noqa: F401 (a fixture)
 
@@ -54,14 +54,14 @@ def fresh_cache():
 
 def example_settings(slug):
     example = gallery.get(slug)
-    return Settings(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
+    return RunRequest(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
 
 
 @pytest.mark.parametrize("slug", ["simple-gpu", "partitionable-devices", "compatibility-groups", "version-skew"])
 def test_bounded_runs_answer_as_direct_runs_do(slug):
     settings = example_settings(slug)
     scenario, outcome = run_bounded(settings)
-    direct_scenario, direct = run_settings(settings)
+    direct_scenario, direct = run_request(settings)
     assert (outcome.outcome, outcome.node, outcome.message) == (direct.outcome, direct.node, direct.message)
     assert outcome.claims == direct.claims and outcome.explanation == direct.explanation
     assert scenario.loaded is None and [c.key for c in scenario.claims] == [c.key for c in direct_scenario.claims]
@@ -76,7 +76,7 @@ def test_a_second_identical_run_comes_from_the_cache(monkeypatch):
         raise AssertionError("the cache should have answered")
 
     monkeypatch.setattr(worker, "get_pool", no_pool)
-    again = run_bounded(Settings(scenario=settings.scenario, node=settings.node, gates=settings.gates))[1]
+    again = run_bounded(RunRequest(scenario=settings.scenario, node=settings.node, gates=settings.gates))[1]
     assert again.outcome == first.outcome and again.claims == first.claims
     assert cache.get(result_key(settings)) is not None
 
@@ -88,7 +88,7 @@ def test_hostile_input_through_the_real_engine_is_an_answer_not_a_crash():
         for i in range(9)
     )
     started = time.monotonic()
-    _, outcome = run_bounded(Settings(scenario=bomb))
+    _, outcome = run_bounded(RunRequest(scenario=bomb))
     assert outcome.outcome == "invalid" and time.monotonic() - started < 10
 
 
@@ -96,12 +96,12 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     try:
         started = time.monotonic()
-        payload, finished, *_ = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(RunRequest(scenario="x"))
         assert not finished and time.monotonic() - started < 5
         assert "stopped after 0.5 s" in message(payload)
         assert pickle.loads(payload)[1].outcome == UNSATISFIABLE
         pool.job, pool.timeout = echo, 10  # a fresh worker may take over 0.5 s to start on a busy machine
-        payload, finished, *_ = pool.run(Settings(scenario="after"))
+        payload, finished, *_ = pool.run(RunRequest(scenario="after"))
         assert finished and message(payload) == "search gave up: echo after"
         assert pool.started == 2
     finally:
@@ -111,7 +111,7 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
 def test_a_run_over_its_memory_is_stopped():
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     try:
-        payload, finished, *_ = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(RunRequest(scenario="x"))
         assert not finished and "more than 256 MiB of memory" in message(payload)
     finally:
         pool.close()
@@ -120,10 +120,10 @@ def test_a_run_over_its_memory_is_stopped():
 def test_a_worker_that_dies_is_replaced():
     pool = WorkerPool(size=1, timeout=5, job=crash)
     try:
-        payload, finished, *_ = pool.run(Settings(scenario="x"))
+        payload, finished, *_ = pool.run(RunRequest(scenario="x"))
         assert not finished
         pool.job = echo
-        assert pool.run(Settings(scenario="y"))[1]
+        assert pool.run(RunRequest(scenario="y"))[1]
     finally:
         pool.close()
 
@@ -132,7 +132,7 @@ def test_workers_are_reused_between_runs():
     pool = WorkerPool(size=2, timeout=5, job=echo)
     try:
         for i in range(5):
-            assert message(pool.run(Settings(scenario=str(i)))[0]) == f"search gave up: echo {i}"
+            assert message(pool.run(RunRequest(scenario=str(i)))[0]) == f"search gave up: echo {i}"
         assert pool.started == 1
     finally:
         pool.close()
@@ -143,7 +143,7 @@ def test_warming_starts_a_worker_that_the_first_run_uses():
     try:
         pool.warm()
         assert pool.started == 1 and pool._idle[0].process.is_alive()
-        pool.run(Settings(scenario="first"))
+        pool.run(RunRequest(scenario="first"))
         assert pool.started == 1
     finally:
         pool.close()
@@ -153,10 +153,10 @@ def test_when_every_worker_is_busy_a_request_waits_then_gives_up_without_caching
     pool = WorkerPool(size=1, timeout=5, queue_wait=0.2, job=nap)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        busy = threading.Thread(target=pool.run, args=(Settings(scenario="1.5"),))
+        busy = threading.Thread(target=pool.run, args=(RunRequest(scenario="1.5"),))
         busy.start()
         time.sleep(0.3)
-        settings = Settings(scenario="0")
+        settings = RunRequest(scenario="0")
         scenario, outcome = run_bounded(settings)
         assert scenario is None and "stayed busy" in outcome.message
         assert cache.get(result_key(settings)) is None
@@ -219,21 +219,21 @@ def inline(settings):
 
 
 def test_a_search_stopped_by_the_wall_clock_is_not_cached(inline, monkeypatch):
-    from allocator import playground
+    from allocator import runs as playground
 
     monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.3)
     monkeypatch.setattr(playground, "WEB_MAX_STEPS", 10**9)
-    settings = Settings(scenario=explosion(), node="n1")
+    settings = RunRequest(scenario=explosion(), node="n1")
     _, outcome = run_bounded(settings)
     assert "time limit reached" in outcome.message
     assert cache.get(result_key(settings)) is None, "on a quieter machine the same search may finish"
 
 
 def test_a_search_stopped_by_its_step_budget_is_cached(inline, monkeypatch):
-    from allocator import playground
+    from allocator import runs as playground
 
     monkeypatch.setattr(playground, "WEB_MAX_STEPS", 2000)
-    settings = Settings(scenario=explosion(), node="n1")
+    settings = RunRequest(scenario=explosion(), node="n1")
     _, outcome = run_bounded(settings)
     assert "search gave up after 2000 steps" in outcome.message
     assert cache.get(result_key(settings)) is not None, "a step budget gives up the same way on any machine"
@@ -243,7 +243,7 @@ def test_a_run_killed_at_the_workers_time_limit_is_not_cached(monkeypatch):
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        settings = Settings(scenario="slow")
+        settings = RunRequest(scenario="slow")
         _, outcome = run_bounded(settings)
         assert "stopped after 0.5 s" in outcome.message
         assert cache.get(result_key(settings)) is None
@@ -255,7 +255,7 @@ def test_a_run_stopped_by_its_memory_limit_is_kept_briefly(monkeypatch):
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        settings = Settings(scenario="hungry")
+        settings = RunRequest(scenario="hungry")
         _, outcome = run_bounded(settings)
         assert "more than 256 MiB" in outcome.message
         assert cache.get(result_key(settings)) is not None
@@ -266,11 +266,11 @@ def test_a_run_stopped_by_its_memory_limit_is_kept_briefly(monkeypatch):
 def test_a_slow_run_that_finished_is_cached_only_under_the_time_limit(monkeypatch):
     pool = WorkerPool(size=1, timeout=5, job=nap)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
-    from allocator import playground
+    from allocator import runs as playground
 
     monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.5)
     try:
-        quick, slow = Settings(scenario="0"), Settings(scenario="0.7")
+        quick, slow = RunRequest(scenario="0"), RunRequest(scenario="0.7")
         run_bounded(quick)
         run_bounded(slow)
         assert cache.get(result_key(quick)) is not None
@@ -286,10 +286,10 @@ def report_niceness(settings):
 def test_heavy_runs_go_to_worker_processes_of_lower_cpu_priority():
     pool = WorkerPool(size=2, timeout=10, job=report_niceness)
     try:
-        normal = message(pool.run(Settings(scenario="a")).payload)
-        heavy = message(pool.run(Settings(scenario="b"), heavy=True).payload)
+        normal = message(pool.run(RunRequest(scenario="a")).payload)
+        heavy = message(pool.run(RunRequest(scenario="b"), heavy=True).payload)
         assert int(heavy.split()[-1]) == int(normal.split()[-1]) + worker.HEAVY_NICENESS
-        assert message(pool.run(Settings(scenario="c")).payload) == normal, "normal runs keep their priority"
+        assert message(pool.run(RunRequest(scenario="c")).payload) == normal, "normal runs keep their priority"
         assert pool.started == 2
     finally:
         pool.close()

@@ -30,12 +30,14 @@ OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
 class Fatal(Exception):
     """The allocator aborts the whole attempt (upstream: a scheduling error)."""
 
-    def __init__(self, message: str, *, claim: ResourceClaim | None = None, path: tuple = (), kind: str = ""):
+    def __init__(self, message: str, *, claim: ResourceClaim | None = None, path: tuple = (), kind: str = "",
+                 owner=None):
         super().__init__(message)
         self.message = message
         self.claim = claim
         self.path = path
         self.kind = kind
+        self.owner = owner  # the object the path is in, when not the claim (a DeviceClass's selector)
 
 
 class NodeFailure(Exception):
@@ -309,7 +311,8 @@ class Allocator:
                 try:
                     program = cel.compile_selector(expression, self.cel_options)
                 except cel.CelCompileError as exc:
-                    raise Fatal(f"{who}: selector #{index}: CEL compile error: {exc.message}", claim=claim) from None
+                    raise Fatal(f"{who}: selector #{index}: CEL compile error: {exc.message}",
+                                **self._selector_place(owner, index, rd)) from None
                 programs.append((owner, index, expression, program))
         self.program_cache[id(rd)] = programs
         return programs
@@ -324,7 +327,15 @@ class Allocator:
             who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
             raise Fatal(
                 f"{who}: selector #{index} on device {device.id_str}: CEL runtime error: {runtime_message(exc)}",
-                claim=claim) from None
+                **self._selector_place(owner, index, rd)) from None
+
+    def _selector_place(self, owner: str, index: int, rd: RequestData) -> dict:
+        """Where a selector's expression is written: in the DeviceClass, or in the claim's request."""
+        claim = self.claims[rd.claim_index]
+        if owner == "class":
+            return {"claim": claim, "kind": "DeviceClass", "owner": rd.device_class,
+                    "path": ("spec", "selectors", index, "cel", "expression")}
+        return {"claim": claim, "path": rd.path + ("selectors", index, "cel", "expression")}
 
     def derived_attribute(self, rd: RequestData, device: Device, name: str):
         """A request's derived attribute of this name evaluated on the device (shadows the device's own)."""

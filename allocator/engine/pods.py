@@ -54,6 +54,7 @@ from allocator.engine.run import (
     _output_claim,
     candidate_nodes,
     node_for,
+    unknown_node,
 )
 from allocator.engine.scenario import Scenario
 from allocator.engine.scoring import Candidate, ImageSpread, Ranking, rank
@@ -534,6 +535,9 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
 
 def _node_names(scenario: Scenario, index: SliceIndex, node_name: str | None, warnings: list) -> list[str]:
     if node_name:
+        missing = unknown_node(scenario, index, node_name)
+        if missing is not None:
+            warnings.append(missing)
         return [node_name]
     if scenario.nodes:
         return sorted(scenario.nodes)

@@ -20,7 +20,7 @@ from allocator.engine.cycle import (
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
 from allocator.engine.pools import PoolGatherError, SliceIndex
-from allocator.engine.problems import WARNING, Problem
+from allocator.engine.problems import UNKNOWN_NODE, WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
 
@@ -78,6 +78,18 @@ def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
     return sorted(set(scenario.nodes) | index.node_names())
 
 
+def unknown_node(scenario: Scenario, index: SliceIndex, node_name: str | None) -> Problem | None:
+    """A warning when the node asked for is named nowhere in the scenario: it is tried as a node
+    without labels, so only slices for all nodes or selected by labels could serve it."""
+    known = candidate_nodes(scenario, index)
+    if not node_name or node_name in known:
+        return None
+    where = f"the nodes it names are {', '.join(known)}" if known else "it names no node"
+    return Problem(
+        f"node {node_name} is not in the scenario ({where}): it is tried as a node without labels, "
+        "so only devices in slices for all nodes can be allocated", severity=WARNING, code=UNKNOWN_NODE)
+
+
 def node_for(scenario: Scenario, name: str) -> Node:
     node = scenario.nodes.get(name)
     return node if node is not None else Node(name=name, synthetic=True)
@@ -91,7 +103,9 @@ def _invalid(problems: list, warnings: list, pending: list, *, message: str | No
 
 
 def _fatal_problem(scenario: Scenario, exc: Fatal) -> Problem:
-    claim = exc.claim
+    claim, owner = exc.claim, exc.owner
+    if owner is not None:  # the field is in another object than the claim (a DeviceClass's selector)
+        return scenario.locate(Problem(exc.message, kind=exc.kind, name=owner.name, path=exc.path, ref=owner.ref))
     problem = Problem(
         exc.message,
         kind=exc.kind or ("ResourceClaim" if claim is not None else ""),
@@ -135,6 +149,9 @@ def allocate(
     index = SliceIndex(scenario.slices)
     state: AllocatedState = allocated_state(scenario.claims, features)
     names = [node_name] if node_name else candidate_nodes(scenario, index)
+    missing = unknown_node(scenario, index, node_name)
+    if missing is not None:
+        warnings.append(missing)
     deadline = time.monotonic() + time_limit if time_limit else None
     options = {"max_steps": max_steps, "deadline": deadline, "cel_options": cel_options, "share_ids": share_ids}
 

@@ -1,6 +1,7 @@
 """Reading a scenario: load the stream, validate every object, build the typed model."""
 from __future__ import annotations
 
+import difflib
 import functools
 from dataclasses import dataclass, field, replace
 
@@ -19,7 +20,7 @@ from allocator.engine.objects import (
     build_slice,
     build_template,
 )
-from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, WARNING, Problem, field_path
+from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, IGNORED_KIND, WARNING, Problem, field_path
 from allocator.engine.validation import validate
 
 RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
@@ -126,7 +127,8 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
                     "v1beta1 and v1beta2; write this object as resource.k8s.io/v1",
                     kind=kind, name=name, path=("apiVersion",), ref=raw.ref))
             else:
-                ignored[f"{api_version} {kind}"] = ignored.get(f"{api_version} {kind}", 0) + 1
+                count, first = ignored.get(f"{api_version} {kind}", (0, raw.ref))
+                ignored[f"{api_version} {kind}"] = (count + 1, first)
             continue
         if apiserver_gates is not None:
             data, dropped = drop_disabled_fields(data, apiserver_gates)
@@ -168,12 +170,15 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
         scenario.problems.append(Problem(
             f"{version} read as resource.k8s.io/v1, converted as the apiserver does ({', '.join(moves)}){more}",
             kind=kind, name=name, path=("apiVersion",), severity=WARNING, ref=ref))
-    for what, count in ignored.items():
+    for what, (count, ref) in ignored.items():
+        kind = what.rsplit(" ", 1)[-1]
+        close = difflib.get_close_matches(kind, sorted(RESOURCE_KINDS | CORE_KINDS), n=1, cutoff=0.8)
+        hint = f"did you mean {close[0]}? " if close else ""
         scenario.problems.append(Problem(
-            f"{what}: ignored ({count} object{'s' if count > 1 else ''}); the playground reads "
+            f"{what}: ignored ({count} object{'s' if count > 1 else ''}); {hint}the playground reads "
             "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate and v1 Node, Pod, "
             "Namespace",
-            severity=WARNING))
+            path=("kind",), severity=WARNING, code=IGNORED_KIND, ref=ref))
     _admin_access_admission(scenario)
     scenario.problems = [scenario.locate(p) for p in scenario.problems]
     return scenario

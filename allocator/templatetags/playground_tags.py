@@ -1,3 +1,5 @@
+from urllib.parse import urlencode
+
 from django import template
 
 register = template.Library()
@@ -25,3 +27,17 @@ VERDICT_LABELS = {
 def verdict_label(verdict: str) -> str:
     """A why-table verdict as the page shows it."""
     return VERDICT_LABELS.get(verdict, verdict)
+
+
+@register.simple_tag(takes_context=True)
+def present_toggle(context) -> str:
+    """This page's URL with `?present=1` switched: presenter mode on or off."""
+    request = context.get("request")
+    if request is None:
+        return "?present=1"
+    query = request.GET.copy()
+    if query.get("present") == "1":
+        del query["present"]
+    else:
+        query["present"] = "1"
+    return request.path + ("?" + urlencode(query, doseq=True) if query else "")

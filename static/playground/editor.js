@@ -59,7 +59,7 @@ function mount(cm) {
   });
   textarea.hidden = true;
 
-  // Server problems arrive as #results[data-error-lines] = [{line, message}, ...] with every swap.
+  // Server problems arrive as #results[data-error-lines] = [{line, message, severity}, ...] with every swap.
   function showProblems() {
     const results = document.getElementById("results");
     let problems = [];
@@ -75,7 +75,8 @@ function mount(cm) {
       if (!Number.isInteger(problem.line) || problem.line < 1 || problem.line > doc.lines) continue;
       const line = doc.line(problem.line);
       const indent = line.text.length - line.text.trimStart().length;
-      diagnostics.push({ from: line.from + indent, to: line.to, severity: "error", message: String(problem.message) });
+      const severity = problem.severity === "warning" ? "warning" : "error";
+      diagnostics.push({ from: line.from + indent, to: line.to, severity, message: String(problem.message) });
     }
     view.dispatch(setDiagnostics(view.state, diagnostics));
   }
@@ -118,7 +119,7 @@ function mount(cm) {
 // Sizes and colours from playground.css's variables, so both themes follow html[data-theme].
 function layout({ EditorView }) {
   return EditorView.theme({
-    "&": { flex: "1", minWidth: "0", height: "100%", fontSize: "13px", color: "var(--fg)", backgroundColor: "var(--panel)" },
+    "&": { flex: "1", minWidth: "0", height: "100%", fontSize: "var(--editor-font, 13px)", color: "var(--fg)", backgroundColor: "var(--panel)" },
     "&.cm-focused": { outline: "none" }, // .editor:focus-within draws the focus ring
     ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.5" },
     ".cm-gutters": { color: "var(--muted)", backgroundColor: "var(--code-bg)", borderRight: "1px solid var(--border)" },
@@ -134,6 +135,17 @@ function layout({ EditorView }) {
       textUnderlineOffset: "3px",
     },
     ".cm-diagnostic-error": { borderLeftColor: "var(--bad)" },
+    // CEL messages point at a column with a caret line: keep their spacing in a fixed-width font.
+    ".cm-diagnostic": { fontFamily: "var(--mono)", whiteSpace: "pre-wrap" },
+    ".cm-lint-marker-warning": { content: "none" },
+    ".cm-lint-marker-warning::before": { content: '"▲"', display: "block", lineHeight: "1em", textAlign: "center", color: "var(--warn)" },
+    ".cm-lintRange-warning": {
+      backgroundImage: "none",
+      textDecoration: "underline wavy var(--warn)",
+      textDecorationSkipInk: "none",
+      textUnderlineOffset: "3px",
+    },
+    ".cm-diagnostic-warning": { borderLeftColor: "var(--warn)" },
   });
 }
 

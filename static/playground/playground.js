@@ -23,6 +23,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     var toggle = document.getElementById("theme-toggle");
     if (toggle) {
+      toggle.hidden = false; // it needs JavaScript, so the page ships it hidden
       toggle.addEventListener("click", function () {
         var current = document.documentElement.getAttribute("data-theme");
         var dark = current === "dark" || (current === "auto" && window.matchMedia("(prefers-color-scheme: dark)").matches);
@@ -103,3 +104,75 @@ document.addEventListener("click", function (event) {
   link.click();
   setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
 });
+
+// Open or closed sections of the results (details[data-keep]) stay as the reader left them across re-runs and reloads.
+(function () {
+  "use strict";
+  var KEY = "dra-open-sections";
+  function saved() {
+    try { return JSON.parse(sessionStorage.getItem(KEY)) || {}; } catch (e) { return {}; }
+  }
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    if (!details.matches || !details.matches("details[data-keep]")) return;
+    var state = saved();
+    state[details.getAttribute("data-keep")] = details.open;
+    try { sessionStorage.setItem(KEY, JSON.stringify(state)); } catch (e) { /* ignore */ }
+  }, true);
+  function restore() {
+    var state = saved();
+    document.querySelectorAll("details[data-keep]").forEach(function (details) {
+      var key = details.getAttribute("data-keep");
+      if (Object.prototype.hasOwnProperty.call(state, key) && details.open !== state[key]) details.open = state[key];
+    });
+  }
+  document.addEventListener("DOMContentLoaded", restore);
+  document.addEventListener("htmx:afterSwap", restore);
+})();
+
+// The gates table: the ≠ mark follows every toggle, and "Reset gates to defaults" works without a round trip.
+(function () {
+  "use strict";
+  function markSkew(row) {
+    var values = Array.prototype.map.call(row.querySelectorAll('input[type="checkbox"]'), function (box) { return box.checked; });
+    row.classList.toggle("skewed", values.some(function (v) { return v !== values[0]; }));
+  }
+  document.addEventListener("change", function (event) {
+    var row = event.target.closest && event.target.closest(".gates tr.gate-row");
+    if (row) markSkew(row);
+  });
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".reset-gates");
+    if (!button || !window.htmx) return; // without htmx the button submits the form with reset-gates=1
+    event.preventDefault();
+    var changed = null;
+    document.querySelectorAll(".gates tr.gate-row").forEach(function (row) {
+      var wanted = row.getAttribute("data-default") === "true";
+      row.querySelectorAll('input[type="checkbox"]').forEach(function (box) {
+        if (box.checked !== wanted) { box.checked = wanted; changed = box; }
+      });
+      markSkew(row);
+    });
+    if (changed) changed.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+})();
+
+// The editor's text size (13 px is too small on a projector), kept in this browser.
+(function () {
+  "use strict";
+  document.addEventListener("DOMContentLoaded", function () {
+    var select = document.getElementById("font-size");
+    if (!select) return;
+    var stored = "";
+    try { stored = localStorage.getItem("dra-font-size") || ""; } catch (e) { /* ignore */ }
+    select.value = stored;
+    select.addEventListener("change", function () {
+      var size = select.value;
+      if (size) document.documentElement.style.setProperty("--editor-font", size + "px");
+      else document.documentElement.style.removeProperty("--editor-font");
+      try {
+        if (size) localStorage.setItem("dra-font-size", size); else localStorage.removeItem("dra-font-size");
+      } catch (e) { /* ignore */ }
+    });
+  });
+})();

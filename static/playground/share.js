@@ -89,6 +89,8 @@
   }
 
   function fillForm(data) {
+    var origin = document.getElementById("origin-example");
+    if (origin) origin.value = typeof data.example === "string" ? data.example : "";
     var area = document.getElementById("scenario");
     area.value = data.scenario;
     // An editor mounted over the textarea (editor.js) listens for this to take the new text.
@@ -194,6 +196,49 @@
     ]);
   }
 
+  function run() {
+    if (window.htmx) {
+      window.htmx.trigger(form(), "run");
+    } else {
+      form().submit();
+    }
+  }
+
+  // ---- the draft: the current text and settings survive a reload and Back ----
+  // Kept in this history entry's state (any size) and, when short enough, in the URL's #s= fragment,
+  // so the address bar is always a link to what is on screen.
+
+  var draftTimer = null;
+  function saveDraft() {
+    window.clearTimeout(draftTimer);
+    draftTimer = window.setTimeout(async function () {
+      var state = formState();
+      var origin = document.getElementById("origin-example");
+      state.example = origin ? origin.value : "";
+      var url = new URL(window.location.href);
+      url.hash = "";
+      if (supported()) {
+        try {
+          var link = await buildLink();
+          if (link.fragment.length <= fragmentLimit()) url.hash = link.fragment;
+        } catch (e) { /* the state alone still restores it */ }
+      }
+      try { window.history.replaceState({ draft: state }, "", url.href); } catch (e) { /* too large: nothing kept */ }
+    }, 200);
+  }
+  // Every run of the form follows an edit, a node or a gate change: that is when the draft changes.
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (event.detail.elt === form()) saveDraft();
+  });
+
+  function restoreDraft() {
+    var state = window.history.state;
+    if (!state || !state.draft || typeof state.draft.scenario !== "string" || !form()) return false;
+    fillForm(state.draft);
+    run();
+    return true;
+  }
+
   async function openFromHash() {
     var hash = window.location.hash;
     if (hash.indexOf("#s=") !== 0 || !form() || !document.getElementById("scenario")) return;
@@ -208,13 +253,10 @@
       show([paragraph("The scenario in this link could not be read: " + e.message, "share-error")]);
       return;
     }
+    data.example = "";
     fillForm(data);
     show([paragraph("Opened from a link that carries the scenario; nothing is stored on the server.", "muted")]);
-    if (window.htmx) {
-      window.htmx.trigger(form(), "run");
-    } else {
-      form().submit();
-    }
+    run();
   }
 
   function flash(button, text) {
@@ -267,7 +309,8 @@
   document.addEventListener("DOMContentLoaded", function () {
     var stateless = document.getElementById("share-stateless");
     if (stateless && supported()) stateless.hidden = false;
-    openFromHash();
+    // After htmx has set up the form (its own DOMContentLoaded handler), so the run is heard.
+    window.setTimeout(function () { if (!restoreDraft()) openFromHash(); }, 0);
   });
   window.addEventListener("hashchange", openFromHash);
 })();

@@ -20,7 +20,7 @@ from django.test import Client
 from allocator import gallery, sharing
 from allocator.engine.gates import GATES
 from allocator.models import SharedScenario
-from allocator.playground import COMPONENTS, Settings
+from allocator.runs import COMPONENTS, RunRequest
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, read_fragment, share
 
 pytestmark = pytest.mark.django_db
@@ -221,7 +221,7 @@ def test_embed_view_is_read_only_frameable_and_shows_the_yaml(client):
     assert "<textarea" not in body and "<form" not in body
     assert "kind: DeviceClass" in body
     assert "X-Frame-Options" not in response
-    assert response["Content-Security-Policy"].endswith("frame-ancestors *")
+    assert response["Content-Security-Policy"].endswith("frame-ancestors * file:")
     page = client.get(f"/s/{shared}")
     assert page["X-Frame-Options"] == "DENY"
     assert page["Content-Security-Policy"].endswith("frame-ancestors 'none'")
@@ -425,7 +425,7 @@ def test_share_box_on_the_page_posts_the_form_fields_and_says_what_is_stored(cli
 # ---- fragment links --------------------------------------------------------------------
 
 def test_fragment_links_round_trip_the_settings():
-    settings = Settings(scenario=SIMPLE + "# ünïcode\n", node="worker-1",
+    settings = RunRequest(scenario=SIMPLE + "# ünïcode\n", node="worker-1",
                         gates={"scheduler": {"DRAListTypeAttributes": True}, "kubelet": {"DRADeviceTaints": False}})
     value = fragment(settings)
     assert value.startswith("s=") and re.fullmatch(r"s=[A-Za-z0-9_-]+", value)
@@ -436,7 +436,7 @@ def test_fragment_links_round_trip_the_settings():
 def test_fragment_is_raw_deflate_of_json_as_share_js_reads_it():
     import zlib
 
-    value = fragment(Settings(scenario="a: 1\n"))[2:]
+    value = fragment(RunRequest(scenario="a: 1\n"))[2:]
     data = json.loads(zlib.decompress(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)), -15))
     assert data["v"] == 1 and data["scenario"] == "a: 1\n" and set(data["gates"]) == set(COMPONENT_KEYS)
 
@@ -446,7 +446,7 @@ def test_large_scenarios_get_no_fragment_link():
 
     rng = random.Random(7)
     noise = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(20000))
-    assert fragment(Settings(scenario=f"# {noise}\n")) is None
+    assert fragment(RunRequest(scenario=f"# {noise}\n")) is None
 
 
 def test_hostile_fragments_are_refused():
@@ -502,7 +502,7 @@ def test_a_fragment_link_fills_the_form_and_runs_it(share_page):
 
     example = gallery.get("compatibility-groups")
     gates = {c: {"DRADeviceCompatibilityGroups": True} for c in COMPONENT_KEYS}
-    link = "/#" + fragment(Settings(scenario=example.scenario, node="worker-1", gates=gates))
+    link = "/#" + fragment(RunRequest(scenario=example.scenario, node="worker-1", gates=gates))
     share_page.goto(link)
     expect(page_outcome(share_page)).to_contain_text("Allocated on node worker-1", timeout=15_000)
     assert share_page.locator("#scenario").input_value() == example.scenario

@@ -18,13 +18,13 @@ def outcome_heading(body: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def test_the_page_opens_with_a_ready_example(client):
+def test_the_page_opens_with_an_example_that_allocates_and_says_what_the_tool_does(client):
     response = client.get("/")
     body = response.content.decode()
     assert response.status_code == 200
-    assert 'name="scenario"' in body and "gpu-0-part-a" in body
-    assert "Cannot allocate" in outcome_heading(body)
-    assert "would need 6Gi with 2Gi left" in body
+    assert 'name="scenario"' in body and "gpu-0" in body
+    assert "Allocated on node worker-1" in outcome_heading(body)
+    assert '<p class="tagline">See what the Kubernetes scheduler’s DRA allocator would pick' in body
 
 
 @pytest.mark.parametrize("example", [e.slug for e in gallery.all_examples()])

@@ -1,4 +1,4 @@
-"""The page's form: scenario text, node and per-component gates, turned into an engine run."""
+"""One run of the engine for the page, the API and the share links: scenario text, node and per-component gates."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,7 +37,7 @@ class GateRow:
 
 
 @dataclass
-class Settings:
+class RunRequest:
     scenario: str
     node: str = ""
     gates: dict = field(default_factory=dict)  # component -> {gate: bool}, only gates that differ from defaults
@@ -61,48 +61,26 @@ class Settings:
         return any(row.skewed for rows in self.gate_rows().values() for row in rows)
 
 
-def settings_from_form(data) -> Settings:
-    """Read the form (POST data or query string); gates not present keep their defaults."""
-    scenario = data.get("scenario", "")
-    gates: dict = {}
-    submitted = data.get("gates-submitted") == "1"
-    for component, _ in COMPONENTS:
-        chosen = {}
-        for info in GATES.values():
-            key = f"gate-{component}-{info.name}"
-            if submitted:
-                value = key in data and data.get(key) in ("on", "true", "1")
-            elif key in data:
-                value = data.get(key) in ("on", "true", "1")
-            else:
-                continue
-            if value != info.default:
-                chosen[info.name] = value
-        if chosen:
-            gates[component] = chosen
-    return Settings(scenario=scenario, node=data.get("node", "") or "", gates=gates)
-
-
-def run_settings(settings: Settings) -> tuple[Scenario, Outcome]:
+def run_request(run: RunRequest) -> tuple[Scenario, Outcome]:
     """One engine run for the page (objects count as created under the apiserver's gates when they differ)."""
-    gates = settings.component_gates()
+    gates = run.component_gates()
     replay = gates.apiserver != gates.scheduler
     scenario, outcome = allocate_text(
-        settings.scenario,
-        node_name=settings.node or None,
+        run.scenario,
+        node_name=run.node or None,
         gates=gates,
         max_steps=WEB_MAX_STEPS,
         time_limit=WEB_TIME_LIMIT,
         replay_create=replay,
     )
-    outcome.warnings = locked_gate_warnings(settings) + outcome.warnings
+    outcome.warnings = locked_gate_warnings(run) + outcome.warnings
     return scenario, outcome
 
 
-def locked_gate_warnings(settings: Settings) -> list[Problem]:
+def locked_gate_warnings(run: RunRequest) -> list[Problem]:
     warnings = []
     for component, label in COMPONENTS:
-        for name, value in settings.gates.get(component, {}).items():
+        for name, value in run.gates.get(component, {}).items():
             info = GATES.get(name)
             if info is not None and info.locked and value != info.default:
                 warnings.append(Problem(

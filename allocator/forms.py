@@ -1,0 +1,100 @@
+"""The playground's forms: the page's form (scenario, node, gates per component) and the JSON body
+the API takes. Both turn into a RunRequest."""
+from __future__ import annotations
+
+
+from django import forms
+
+from allocator.engine.gates import COMPONENTS, GATES, GateError, parse_gates
+from allocator.runs import RunRequest
+from allocator.sharing import MAX_NODE_CHARS, ShareError, check_gates, check_node, load_json, uniform_gates
+
+TRUE_VALUES = ("on", "true", "1")
+
+
+def gate_field_name(component: str, gate: str) -> str:
+    return f"gate-{component}-{gate}"
+
+
+class PlaygroundForm(forms.Form):
+    """The page's form. With `gates-submitted=1` (the page always sends it) an unchecked box means
+    off; without it (a hand-made POST) only the gates named in the data change."""
+
+    scenario = forms.CharField(required=False, strip=False)
+    node = forms.CharField(required=False, max_length=MAX_NODE_CHARS)
+    example = forms.SlugField(required=False)  # the gallery example the text came from, if any
+    reset_gates = forms.BooleanField(required=False)  # the gates table's "reset to defaults" without JavaScript
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        # Any text goes to the engine, which names what is wrong with it (a NUL included) and where.
+        self.fields["scenario"].validators = []
+        for component, _ in COMPONENTS:
+            for name in GATES:
+                self.fields[gate_field_name(component, name)] = forms.CharField(required=False)
+
+    def add_prefix(self, field_name):
+        # Field names as the page writes them: "reset-gates", not "reset_gates".
+        return field_name.replace("_", "-")
+
+    def gates(self) -> dict:
+        if self.cleaned_data.get("reset_gates"):
+            return {}
+        submitted = self.data.get("gates-submitted") == "1"
+        gates: dict = {}
+        for component, _ in COMPONENTS:
+            chosen = {}
+            for name, info in GATES.items():
+                key = gate_field_name(component, name)
+                if not submitted and key not in self.data:
+                    continue
+                value = self.cleaned_data.get(key) in TRUE_VALUES
+                if value != info.default:
+                    chosen[name] = value
+            if chosen:
+                gates[component] = chosen
+        return gates
+
+    def run_request(self) -> RunRequest:
+        """The run this form asks for; call after is_valid(). An over-long node name is dropped."""
+        data = self.cleaned_data
+        return RunRequest(scenario=data.get("scenario", ""), node=data.get("node") or "", gates=self.gates())
+
+
+def read_run_form(data) -> RunRequest:
+    form = PlaygroundForm(data)
+    form.is_valid()  # every field is optional; an invalid one is left out of cleaned_data
+    return form.run_request()
+
+
+JSON_SHAPE = ('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": {"Gate": true}}}; '
+              "send a scenario as it is with Content-Type: application/yaml")
+
+
+def read_api_body(request, body: bytes, *, decode: bool = True) -> RunRequest:
+    """What the API was asked: a JSON body {"scenario", "node", "gates"}, or a YAML body with
+    `?node=` and `?featureGates=` (applied to every component). Raises ShareError (status 400).
+    With decode=False a YAML body stays bytes, for the engine's loader to report bad encodings."""
+    if request.content_type == "application/json":
+        try:
+            data = load_json(body.decode("utf-8"), "request body")  # refuses deep nesting with a 400
+        except ShareError:
+            raise
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ShareError(f"request body is not JSON: {exc}") from None
+        if not isinstance(data, dict) or "scenario" not in data:
+            raise ShareError(JSON_SHAPE)
+        if not isinstance(data["scenario"], str):
+            raise ShareError("scenario must be a string of YAML or JSON")
+        return RunRequest(scenario=data["scenario"], node=check_node(data.get("node")), gates=check_gates(data.get("gates")))
+    scenario = body
+    if decode:
+        try:
+            scenario = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ShareError("request body is not UTF-8 text") from None
+    try:
+        gates, _ = parse_gates(request.GET.get("featureGates", ""))  # locked-gate warnings come with the run
+    except GateError as exc:
+        raise ShareError(f"featureGates: {exc}") from None
+    return RunRequest(scenario=scenario, node=request.GET.get("node", "") or "", gates=uniform_gates(gates))

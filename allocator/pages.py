@@ -1,0 +1,90 @@
+"""Rendering the playground page (or its results partial, for htmx) for a run: shared by the page,
+the short links and the embed view."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from django.shortcuts import render
+
+from allocator import gallery
+from allocator.engine.problems import UNKNOWN_NODE
+from allocator.engine.run import ALLOCATED
+from allocator.panels import page_context
+from allocator.fairness import Throttled
+from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
+from allocator.sharing import client_address
+from allocator.worker import run_bounded
+
+
+def too_large(size: int | str) -> str:
+    size_text = f"{size:,} bytes" if isinstance(size, int) else size
+    return f"The scenario is {size_text}; the limit is {MAX_SCENARIO_BYTES:,} bytes."
+
+
+def presenting(request) -> bool:
+    """`?present=1`: big fonts and high contrast for a projector (the `present` class on <html>)."""
+    return request.GET.get("present") == "1"
+
+
+def render_run(request, run: RunRequest, *, template="index.html", status=200, origin=None, refused=None,
+               extra=None):
+    """Run the engine (unless the text is empty or too large) and render `template`, or only its
+    `results` partial for htmx. `origin` is the gallery example the text came from, for the
+    "reset to the example" link; the example's notes show only while the text is still the example's."""
+    size = len(run.scenario.encode("utf-8", "surrogatepass"))
+    retry_after = None
+    if not refused and size > MAX_SCENARIO_BYTES:
+        refused, status = too_large(size), 413
+    scenario = outcome = None
+    if not refused and run.scenario.strip():
+        try:
+            scenario, outcome = run_bounded(run, client=client_address(request))
+        except Throttled as exc:  # this client has too many runs going, or too many slow ones
+            refused, status, retry_after = exc.message, 429, exc.retry_after
+    if refused:
+        context = page_context(run, None, None, refused=refused)
+        status = status if status != 200 else 413
+    else:
+        context = page_context(run, scenario, outcome)
+        context["empty"] = not run.scenario.strip()
+    outcome = context.get("outcome")
+    if outcome is not None:
+        context["node_unknown"] = any(w.code == UNKNOWN_NODE for w in outcome.warnings)
+        # "Allocated" for no claim at all reads as success; a typo'd kind leaves nothing to allocate.
+        context["nothing_pending"] = outcome.outcome == ALLOCATED and not outcome.claims and not outcome.pods
+    example = gallery.with_scenario(run.scenario)
+    context.update({
+        "example": example,
+        "origin": example or origin,
+        "all_examples": gallery.all_examples(),
+        "default_example": gallery.DEFAULT,
+        "presenting": presenting(request),
+    })
+    context.update(extra or {})
+    if request.htmx:
+        # htmx swaps only 2xx answers; a refusal must replace the old result to be seen.
+        response = render(request, f"{template}#results", context, status=200 if status in (413, 429) else status)
+    else:
+        response = render(request, template, context, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+KIND_LINE = re.compile(r"^kind:\s*([A-Za-z]+)\s*$", re.MULTILINE)
+
+
+def _plural(kind: str) -> str:
+    return kind + ("es" if kind.endswith("s") else "s")
+
+
+def describe(text: str) -> tuple[str, str]:
+    """(title, description) of a scenario for link previews: its first comment line, and what it holds."""
+    comment = next((line.lstrip("#").strip() for line in text.splitlines()
+                    if line.startswith("#") and line.lstrip("#").strip()), "")
+    counts = Counter(KIND_LINE.findall(text))
+    holds = ", ".join(f"{n} {_plural(kind) if n > 1 else kind}" for kind, n in counts.most_common())
+    title = comment or (f"DRA scenario: {holds}" if holds else "DRA scenario")
+    description = f"{comment} — {holds}" if comment and holds else (comment or holds or "An empty scenario")
+    return title, description + ". Open it to see what the DRA allocator picks, and why."
