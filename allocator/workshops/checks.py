@@ -9,10 +9,11 @@ when it fails) and an optional `label` (what it checks, shown beside ✓ / ✗):
     counter: memory   counterSet: gpu-0 [pool: driver/pool]  free: 2Gi | freeAtLeast: 1Gi | freeAtMost: 0
     capacity: bandwidth  device: eth1 [claim: ns/name]  consumed: 8G
     row: gpu-1        claim: ns/name [request: gpu]  code: selector | verdict: rejected
-    pod: ns/name      node: worker-1 | pending: true
+    pod: ns/name      node: worker-1 | pending: true|false
     gate: DRADeviceCompatibilityGroups  [component: scheduler]  value: true
     unchanged: [ResourceSlice, DeviceClass/gpu.example.com, ResourceClaim/default/big]
     selector: 'productName'   claim: ns/name [request: gpu]    (a CEL selector containing this text is still there)
+    statusWriters: ns/name  [pinnedToNode: worker-1 | ""] [driver: d] [verb: associated-node:update]
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ KINDS = {
     "gate": {"component", "value"},
     "unchanged": set(),
     "selector": {"claim", "request"},
+    "statusWriters": {"pinnedToNode", "driver", "verb"},
     "claim": {"allocated", "request", "devices", "match", "count"},
 }
 
@@ -164,7 +166,7 @@ def _validate(kind: str, spec: dict, path: tuple, reader) -> None:
     elif kind == "pod":
         need("pod", str, "a pod, namespace/name")
         if ("node" in spec) == ("pending" in spec):
-            reader.problem("a pod check needs either node or pending: true", path)
+            reader.problem("a pod check needs either node or pending: true|false", path)
         optional("node", str, "a node name")
         optional("pending", bool, "true or false")
     elif kind == "gate":
@@ -181,6 +183,12 @@ def _validate(kind: str, spec: dict, path: tuple, reader) -> None:
             refs = [refs]
         if not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r for r in refs):
             reader.problem("unchanged must list objects: Kind, Kind/name or Kind/namespace/name", path + ("unchanged",))
+    elif kind == "statusWriters":
+        optional("pinnedToNode", str, 'a node name, or "" for none')
+        optional("driver", str, "a driver name")
+        optional("verb", str, "a verb such as associated-node:update")
+        if not ({"pinnedToNode", "verb"} & spec.keys()):
+            reader.problem("a statusWriters check needs pinnedToNode or verb", path)
     elif kind == "selector":
         need("selector", str, "text the CEL expression must still contain")
         need("claim", str, "a claim name")
@@ -217,12 +225,21 @@ def describe(kind: str, spec: dict) -> str:
         what = spec.get("code") or spec.get("verdict")
         return f"{spec['row']} for claim {spec['claim']} is {what}"
     if kind == "pod":
-        return f"pod {spec['pod']} " + ("stays pending" if spec.get("pending") else f"runs on {spec.get('node')}")
+        if "pending" in spec:
+            return f"pod {spec['pod']} " + ("stays pending" if spec["pending"] else "is scheduled")
+        return f"pod {spec['pod']} runs on {spec['node']}"
     if kind == "gate":
         return f"{spec['gate']} is {'on' if spec.get('value') else 'off'} for {spec.get('component', 'every component')}"
     if kind == "unchanged":
         refs = spec["unchanged"] if isinstance(spec["unchanged"], list) else [spec["unchanged"]]
         return "unchanged from the start: " + ", ".join(refs)
+    if kind == "statusWriters":
+        parts = []
+        if "pinnedToNode" in spec:
+            parts.append(f"is pinned to {spec['pinnedToNode']}" if spec["pinnedToNode"] else "is not pinned to a node")
+        if "verb" in spec:
+            parts.append(f"lets {spec.get('driver', 'its driver')} write status with {spec['verb']}")
+        return f"claim {spec['statusWriters']} " + " and ".join(parts)
     if kind == "selector":
         return f"claim {spec['claim']} still selects on {spec['selector']}"
     return kind
@@ -405,8 +422,8 @@ def _pod(spec, attempt):
     for pod in attempt.data.get("pods") or []:
         if f"{pod['namespace']}/{pod['name']}" != key:
             continue
-        if spec.get("pending"):
-            return pod["outcome"] == "pending"
+        if "pending" in spec:
+            return (pod["outcome"] == "pending") == spec["pending"]
         return pod["outcome"] == "scheduled" and pod["node"] == spec["node"]
     return False
 
@@ -462,6 +479,20 @@ def _selector(spec, attempt):
     return False
 
 
+def _status_writers(spec, attempt):
+    key = claim_key(spec["statusWriters"])
+    for entry in _explanation(attempt).get("statusAuthorization", []):
+        if entry["claim"] != key:
+            continue
+        if "pinnedToNode" in spec and (entry.get("pinnedToNode") or "") != spec["pinnedToNode"]:
+            return False
+        if "verb" in spec:
+            drivers = [d for d in entry["drivers"] if not spec.get("driver") or d["driver"] == spec["driver"]]
+            return any(spec["verb"] in d["verbs"] for d in drivers)
+        return True
+    return False
+
+
 EVALUATORS = {
     "outcome": _outcome,
     "claim": _claim,
@@ -472,4 +503,5 @@ EVALUATORS = {
     "gate": _gate,
     "unchanged": _unchanged,
     "selector": _selector,
+    "statusWriters": _status_writers,
 }

@@ -70,7 +70,7 @@ def _unknown_names(lesson: Lesson) -> list[Problem]:
     problems = []
     for check in lesson.checks:
         spec = check.spec
-        claim = spec.get("claim")
+        claim = spec.get("claim") or spec.get("statusWriters")
         if isinstance(claim, str):
             allowed = claims | templates if check.kind == "selector" else claims
             if claim_key(claim) not in allowed:

@@ -96,3 +96,20 @@ def test_unchanged_compares_objects_not_text():
     assert run_check(check, SIMPLE_16, start=SIMPLE).ok  # only the claim changed
     assert not run_check(check, SIMPLE.replace("value: 24Gi", "value: 48Gi"), start=SIMPLE).ok
     assert not run_check(check, "kind: [", start=SIMPLE).ok
+
+
+def test_status_writers_check_reads_the_status_authorization():
+    text = example("granular-status-authorization")
+    pinned = text.replace("""  nodeSelector:
+    nodeSelectorTerms:
+    - matchExpressions:
+      - key: topology.example.com/rack
+        operator: In
+        values: [rack-a]
+""", "  nodeName: worker-1\n")
+    assert pinned != text
+    check = {"statusWriters": "rack-accelerator", "pinnedToNode": "worker-1", "verb": "associated-node:update"}
+    assert run_check(check, pinned).ok
+    failed = run_check(check, text)
+    assert not failed.ok and failed.message == "FAILED: statusWriters"
+    assert run_check({"statusWriters": "rack-accelerator", "pinnedToNode": ""}, text).ok
