@@ -42,6 +42,10 @@
     var form = document.getElementById("playground");
     var area = document.getElementById("scenario");
     var step = String(data.step);
+    // Without JavaScript, Check is a submit button (formaction) of the page's form. With htmx it posts by
+    // itself; as a plain button it is no longer the form's default button, so Enter in a field never checks.
+    var checkButton = panel.querySelector(".lesson-check");
+    if (checkButton && window.htmx) checkButton.type = "button";
 
     function gateBoxes() {
       return form.querySelectorAll('.gates input[type=checkbox][name^="gate-"]');
