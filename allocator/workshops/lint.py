@@ -48,6 +48,7 @@ def _exercise_problems(lesson: Lesson, run) -> list[Problem]:
 
 
 def _names(text: str) -> set:
+    """(kind, name) of every object, plus ("device", ...) in its three spellings and ("counterSet", name)."""
     loaded = load_scenario(text)
     names = set()
     for obj in loaded.objects:
@@ -56,6 +57,25 @@ def _names(text: str) -> set:
         if isinstance(meta, dict) and isinstance(meta.get("name"), str):
             namespace = meta.get("namespace") or ("default" if kind in NAMESPACED else "")
             names.add((kind, f"{namespace}/{meta['name']}" if namespace else meta["name"]))
+        if kind == "ResourceSlice":
+            names |= _slice_names(obj.data.get("spec"))
+    return names
+
+
+def _slice_names(spec) -> set:
+    if not isinstance(spec, dict):
+        return set()
+    driver = spec.get("driver") or ""
+    pool = spec.get("pool") if isinstance(spec.get("pool"), dict) else {}
+    pool = pool.get("name") or ""
+    names = set()
+    for device in spec.get("devices") or []:
+        if isinstance(device, dict) and isinstance(device.get("name"), str):
+            name = device["name"]
+            names |= {("device", name), ("device", f"{pool}/{name}"), ("device", f"{driver}/{pool}/{name}")}
+    for counter_set in spec.get("sharedCounters") or []:
+        if isinstance(counter_set, dict) and isinstance(counter_set.get("name"), str):
+            names.add(("counterSet", counter_set["name"]))
     return names
 
 
@@ -77,6 +97,14 @@ def _unknown_names(lesson: Lesson) -> list[Problem]:
                 known = ", ".join(sorted(allowed)) or "none"
                 problems.append(Problem(f"the {check.kind} check names claim {claim_key(claim)}, which the lesson "
                                         f"does not have (claims: {known})", check.line, lesson.number))
+        device = spec.get("row") or (spec.get("device") if check.kind == "capacity" else None)
+        if isinstance(device, str) and ("device", device) not in names:
+            problems.append(Problem(f"the {check.kind} check names device {device}, which no ResourceSlice of the "
+                                    f"lesson has", check.line, lesson.number))
+        if check.kind == "counter" and ("counterSet", spec["counterSet"]) not in names:
+            known = ", ".join(sorted(n for kind, n in names if kind == "counterSet")) or "none"
+            problems.append(Problem(f"the counter check names counter set {spec['counterSet']}, which the lesson's "
+                                    f"slices do not have (counter sets: {known})", check.line, lesson.number))
         if check.kind == "pod" and claim_key(spec["pod"]) not in pods:
             problems.append(Problem(f"the pod check names pod {claim_key(spec['pod'])}, which the lesson does not "
                                     f"have (pods: {', '.join(sorted(pods)) or 'none'})", check.line, lesson.number))

@@ -97,3 +97,15 @@ def test_checkworkshop_command_prints_located_problems(tmp_path, capsys):
     good.write_text(TINY)
     call_command("checkworkshop", str(good))
     assert "1 lesson(s), 2 check(s), all good" in capsys.readouterr().out
+
+
+def test_checks_naming_unknown_devices_and_counter_sets_are_located():
+    text = TINY.replace("  - unchanged: [ResourceSlice]\n", "  - row: gpu-7\n    claim: single-gpu\n    code: selector\n"
+                        "    message: x\n  - counter: memory\n    counterSet: nope\n    free: 1Gi\n    message: x\n"
+                        "  - unchanged: [ResourceSlice]\n")
+    _, problems = lint(text)
+    found = messages(problems)
+    assert (line_of(text, "- row: gpu-7"), "the row check names device gpu-7, which no ResourceSlice of the lesson "
+            "has") in found
+    assert (line_of(text, "- counter: memory"), "the counter check names counter set nope, which the lesson's "
+            "slices do not have (counter sets: none)") in found

@@ -1,5 +1,6 @@
 """Workshop pages: the list, a lesson in the playground, Check through htmx and as a plain form."""
 import re
+from html import escape
 
 import pytest
 from django.core.cache import cache
@@ -127,3 +128,24 @@ def test_lesson_text_is_markdown_without_raw_html():
 
     html = render("**bold** <script>alert(1)</script> [x](javascript:alert(1))")
     assert "<strong>bold</strong>" in html and "<script>" not in html and 'href="javascript' not in html
+
+
+@pytest.mark.parametrize("number", range(1, len(WORKSHOP.lessons) + 1))
+def test_every_shipped_lesson_fails_at_its_start_and_passes_with_its_solution_through_the_check_view(client, number):
+    """Between them the lessons use every kind of check, each failing with its message and then passing."""
+    lesson = WORKSHOP.lesson(number)
+    url = f"/workshops/dra-in-90-minutes/{number}/check"
+    body = client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true").content.decode()
+    marks = check_marks(body)
+    assert len(marks) == len(lesson.checks) and ("failed" in {mark for mark, _ in marks})
+    for check, (mark, _) in zip(lesson.checks, marks):
+        if mark == "failed":
+            assert f'<span class="check-message">{escape(check.message)}</span>' in body
+    body = client.post(url, form_data(lesson.solution), HTTP_HX_REQUEST="true").content.decode()
+    assert [mark for mark, _ in check_marks(body)] == ["ok"] * len(lesson.checks)
+
+
+def test_the_shipped_lessons_use_every_kind_of_check():
+    from allocator.workshops.checks import KINDS
+
+    assert {check.kind for lesson in WORKSHOP.lessons for check in lesson.checks} == set(KINDS)
