@@ -47,6 +47,10 @@ class Source:
     def lesson_url(self, number: int) -> str:
         return reverse(self._name("lesson"), args=[self.ident, number])
 
+    def lesson_base(self) -> str:
+        """A lesson's address without its number, for the browser's "Continue at step n"."""
+        return self.lesson_url(1)[:-1]
+
     def check_url(self, number: int) -> str:
         return reverse(self._name("check"), args=[self.ident, number])
 

@@ -22,7 +22,12 @@
       if (note && state.step) {
         var passed = (state.passed || []).length;
         note.textContent = "You were at step " + state.step + " of " + box.getAttribute("data-steps") +
-          (passed ? "; " + passed + " passed." : ".");
+          (passed ? "; " + passed + " passed. " : ". ");
+        var link = document.createElement("a");
+        link.className = "workshop-continue";
+        link.href = box.getAttribute("data-lesson-base") + state.step;
+        link.textContent = "Continue at step " + state.step;
+        note.appendChild(link);
         note.hidden = false;
       }
       box.querySelectorAll(".lesson-list li[data-step]").forEach(function (item) {
@@ -43,9 +48,13 @@
     var area = document.getElementById("scenario");
     var step = String(data.step);
     // Without JavaScript, Check is a submit button (formaction) of the page's form. With htmx it posts by
-    // itself; as a plain button it is no longer the form's default button, so Enter in a field never checks.
+    // itself (hx-post), so it stops being a submitter: otherwise Enter in a field submits through it, and
+    // htmx sends the form's next live run to the formaction of the button clicked last.
     var checkButton = panel.querySelector(".lesson-check");
-    if (checkButton && window.htmx) checkButton.type = "button";
+    if (checkButton && window.htmx) {
+      checkButton.type = "button";
+      checkButton.removeAttribute("formaction");
+    }
 
     function gateBoxes() {
       return form.querySelectorAll('.gates input[type=checkbox][name^="gate-"]');

@@ -73,6 +73,9 @@ def test_a_full_lesson(page: Page):
     expect(page.locator('.lesson-list li[data-step="2"] .lesson-done')).to_be_visible()
     expect(page.locator('.lesson-list li[data-step="1"] .lesson-done')).to_be_hidden()
     expect(page.locator(".workshop-progress")).to_contain_text("step 2 of 13")
+    page.get_by_role("link", name="Continue at step 2").click()
+    expect(page).to_have_url(LESSON)
+    expect_text(page, "count: 3", "count: 4")
 
 
 def test_show_solution_puts_the_settings_in_the_form(page: Page):
