@@ -3,7 +3,7 @@ shared workshops (`/w/<id>`), and the compare view."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
@@ -211,9 +211,9 @@ def compare(request):
             return _compare_page(request, None, None, error="The comparison is too large.", status=413)
         a = variant_from_form(form, "a-")
         b = variant_from_form(form, "b-")
-        if form.get("b-same") == "1" or not b.scenario.strip():
-            b = type(b)(scenario=a.scenario, node=b.node, gates=b.gates)
-        b = type(b)(scenario=b.scenario, node=a.node, gates=b.gates)  # both sides run on the same node
+        if not b.scenario.strip():  # B left empty: the same text as A, other settings
+            b = replace(b, scenario=a.scenario)
+        b = replace(b, node=a.node)  # both sides run on the same node
         response = redirect(reverse("compare") + "?c=" + comparing.encode(a, b))
         response.status_code = 303
         return response
@@ -240,6 +240,7 @@ def _default_comparison():
 def _compare_page(request, a, b, *, error=None, status=200):
     context = {"error": error}
     if a is not None:
+        b = replace(b, node=a.node)  # both sides run on the same node, whatever the link says
         sides = []
         datas = []
         for label, variant in (("A", a), ("B", b)):

@@ -30,6 +30,9 @@ WORKSHOP_KEYS = {"title", "summary", "lessons", "slug"}
 LESSON_KEYS = {"title", "text", "task", "node", "gates", "componentGates", "scenario", "checks", "hints",
                "solution", "compare", "slug"}
 VARIANT_KEYS = {"scenario", "node", "gates", "componentGates"}
+# Linting runs every lesson's start and solution; a shared workshop may not ask for endless runs.
+MAX_LESSONS = 60
+MAX_CHECKS = 40
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,9 @@ def parse_workshop(text: str) -> tuple[Workshop | None, list[Problem]]:
     if not isinstance(raw_lessons, list) or not raw_lessons:
         reader.problem("lessons must be a non-empty list", ("lessons",) if raw_lessons is not None else ())
         raw_lessons = []
+    if len(raw_lessons) > MAX_LESSONS:
+        reader.problem(f"a workshop has at most {MAX_LESSONS} lessons", ("lessons", MAX_LESSONS))
+        raw_lessons = raw_lessons[:MAX_LESSONS]
     for index, raw in enumerate(raw_lessons):
         number = index + 1
         path = ("lessons", index)
@@ -206,6 +212,9 @@ def parse_workshop(text: str) -> tuple[Workshop | None, list[Problem]]:
         if not isinstance(raw_checks, list) or not raw_checks:
             reader.problem("checks must be a non-empty list: every exercise is checked", path + ("checks",))
             raw_checks = []
+        if len(raw_checks) > MAX_CHECKS:
+            reader.problem(f"a lesson has at most {MAX_CHECKS} checks", path + ("checks", MAX_CHECKS))
+            raw_checks = raw_checks[:MAX_CHECKS]
         for ci, raw_check in enumerate(raw_checks):
             check = parse_check(raw_check, path + ("checks", ci), reader)
             if check is not None:

@@ -109,3 +109,13 @@ def test_checks_naming_unknown_devices_and_counter_sets_are_located():
             "has") in found
     assert (line_of(text, "- counter: memory"), "the counter check names counter set nope, which the lesson's "
             "slices do not have (counter sets: none)") in found
+
+
+def test_a_workshop_may_not_ask_for_endless_runs():
+    from allocator.workshops.model import MAX_LESSONS, parse_workshop
+
+    lesson = TINY.split("lessons:\n", 1)[1]
+    text = TINY.split("lessons:\n", 1)[0] + "lessons:\n" + lesson * (MAX_LESSONS + 1)
+    workshop, problems = parse_workshop(text)
+    assert len(workshop.lessons) == MAX_LESSONS
+    assert [p.message for p in problems] == [f"a workshop has at most {MAX_LESSONS} lessons"]
