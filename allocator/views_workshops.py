@@ -257,6 +257,7 @@ def _compare_page(request, a, b, *, error=None, status=200):
             "link": request.build_absolute_uri(reverse("compare") + "?c=" + comparing.encode(a, b)),
             "components": _components(),
             "gate_rows": _gate_rows(a, b),
+            "gate_differences": _gate_differences(a, b),
         })
     return render(request, "workshops/compare.html", context, status=status)
 
@@ -265,6 +266,20 @@ def _components():
     from allocator.engine.gates import COMPONENTS
 
     return COMPONENTS
+
+
+def _gate_differences(a, b) -> list[str]:
+    """"DRADeviceCompatibilityGroups on kube-scheduler: off in A, on in B" for every gate value that differs."""
+    from allocator.engine.gates import COMPONENTS, GATES
+
+    out = []
+    for name, info in GATES.items():
+        for key, label in COMPONENTS:
+            va = a.gates.get(key, {}).get(name, info.default)
+            vb = b.gates.get(key, {}).get(name, info.default)
+            if va != vb:
+                out.append(f"{name} on {label}: {'on' if va else 'off'} in A, {'on' if vb else 'off'} in B")
+    return out
 
 
 def _gate_rows(a, b) -> list:

@@ -46,6 +46,7 @@ def test_version_skew_shows_the_pool_incomplete_on_one_side_only(client):
     side_a, side_b = body.split('id="side-a"')[1].split('id="side-b"')
     assert "<strong>incomplete</strong>" in side_a and "<strong>incomplete</strong>" not in side_b
     assert "✘ Cannot allocate" in side_a and "✔ Allocated on node gpu-node-1" in side_b
+    assert "DRADeviceCompatibilityGroups on kube-scheduler: off in A, on in B" in body
     diff = body.split('id="differences"')[1].split("</section>")[0]
     assert re.search(r'<tr class="diff-pool">.*?gpu.nvidia.com/gpu-node-1.*?incomplete.*?usable', diff, re.S)
     assert re.search(r'<tr class="diff-claim">.*?default/mig-job.*?pending.*?allocated: mig: gpu-node-1/gpu-0-mig-3g20gb-9-0',
