@@ -13,7 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from allocator import compare as comparing
-from allocator.engine.gates import GATES
+from allocator.engine.gates import COMPONENTS, GATES
 from allocator.engine.report import outcome_data
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, rate_limited
@@ -255,23 +255,15 @@ def _compare_page(request, a, b, *, error=None, status=200):
             "differences": comparing.differences(*datas),
             "same_text": a.scenario == b.scenario,
             "link": request.build_absolute_uri(reverse("compare") + "?c=" + comparing.encode(a, b)),
-            "components": _components(),
+            "components": COMPONENTS,
             "gate_rows": _gate_rows(a, b),
             "gate_differences": _gate_differences(a, b),
         })
     return render(request, "workshops/compare.html", context, status=status)
 
 
-def _components():
-    from allocator.engine.gates import COMPONENTS
-
-    return COMPONENTS
-
-
 def _gate_differences(a, b) -> list[str]:
     """"DRADeviceCompatibilityGroups on kube-scheduler: off in A, on in B" for every gate value that differs."""
-    from allocator.engine.gates import COMPONENTS, GATES
-
     out = []
     for name, info in GATES.items():
         for key, label in COMPONENTS:
@@ -284,8 +276,6 @@ def _gate_differences(a, b) -> list[str]:
 
 def _gate_rows(a, b) -> list:
     """Every gate with its value per component on each side; differing rows flagged."""
-    from allocator.engine.gates import COMPONENTS, GATES
-
     rows = []
     for name, info in GATES.items():
         cells = [{"side": side, "key": key, "label": label, "value": variant.gates.get(key, {}).get(name, info.default)}
