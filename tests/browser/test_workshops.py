@@ -67,6 +67,7 @@ def test_a_full_lesson(page: Page):
     page.keyboard.press("Alt+ArrowRight")
     expect(page).to_have_url("/workshops/dra-in-90-minutes/3")
     expect(page.locator(".lesson-title")).to_have_text("3. CEL selectors and attributes")
+    expect(page.locator("#editor .cm-editor")).to_be_visible()  # the page's scripts have run
     page.keyboard.press("Alt+ArrowLeft")
     expect(page).to_have_url(LESSON)
     page.goto("/workshops/dra-in-90-minutes/")
