@@ -16,7 +16,7 @@ from allocator import compare as comparing
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.engine.report import outcome_data
 from allocator.models import SharedWorkshop
-from allocator.sharing import MAX_SHARE_BYTES, ShareError, rate_limited
+from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, rate_limited
 from allocator.views import _render_page
 from allocator.views_share import _rate_message
 from allocator.workshops import library, markdown
@@ -247,7 +247,9 @@ def _compare_page(request, a, b, *, error=None, status=200):
             scenario, outcome = run_in_worker(variant)
             data = outcome_data(outcome, with_explanation=True)
             datas.append(data)
+            stateless = fragment(settings_for(variant))
             sides.append({"label": label, "variant": variant, "settings": settings_for(variant),
+                          "playground_url": reverse("index") + "#" + stateless if stateless else "",
                           "outcome": outcome, "data": data,
                           "pools": (outcome.explanation or {}).get("pools", [])})
         context.update({

@@ -8,7 +8,7 @@ from django.test import Client
 from allocator import compare, gallery
 from allocator.engine.gates import GATES
 from allocator.playground import COMPONENTS
-from allocator.sharing import ShareError
+from allocator.sharing import ShareError, read_fragment
 from allocator.workshops.library import shipped
 from allocator.workshops.model import Variant
 
@@ -47,6 +47,8 @@ def test_version_skew_shows_the_pool_incomplete_on_one_side_only(client):
     assert "<strong>incomplete</strong>" in side_a and "<strong>incomplete</strong>" not in side_b
     assert "✘ Cannot allocate" in side_a and "✔ Allocated on node gpu-node-1" in side_b
     assert "DRADeviceCompatibilityGroups on kube-scheduler: off in A, on in B" in body
+    link = re.search(r'class="open-side" href="/#(s=[^"]+)"', side_b).group(1)
+    assert read_fragment(link).gates == SKEW.compare.gates  # each side opens in the playground
     diff = body.split('id="differences"')[1].split("</section>")[0]
     assert re.search(r'<tr class="diff-pool">.*?gpu.nvidia.com/gpu-node-1.*?incomplete.*?usable', diff, re.S)
     assert re.search(r'<tr class="diff-claim">.*?default/mig-job.*?pending.*?allocated: mig: gpu-node-1/gpu-0-mig-3g20gb-9-0',
