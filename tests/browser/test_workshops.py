@@ -1,5 +1,8 @@
 """A full lesson in a real browser: a wrong attempt, Hint, Reset, the right edit, a reload, the next step;
 and the compare view of version skew."""
+import re
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("playwright")
@@ -112,3 +115,26 @@ def test_compare_view_of_version_skew(page: Page):
     link = page.get_by_role("link", name="Link to this comparison").get_attribute("href")
     page.goto(link)
     expect(page.locator("#side-a .pools")).to_contain_text("incomplete")
+
+
+def test_an_instructors_workshop_is_linted_shared_and_run_from_its_link(page: Page):
+    tiny = (Path(__file__).resolve().parents[1] / "workshops" / "files" / "tiny.yaml").read_text()
+    page.goto("/workshops/")
+    page.get_by_role("link", name="share it").click()
+
+    # A mistake comes back at its line, with the text kept.
+    page.locator("#workshop-text").fill(tiny.replace("- claim: single-gpu", "- claim: nope"))
+    page.get_by_role("button", name="Lint and share").click()
+    expect(page.locator(".workshop-problems")).to_contain_text("(lesson 1): the claim check names claim default/nope")
+
+    page.locator("#workshop-text").fill(tiny)
+    page.get_by_role("button", name="Lint and share").click()
+    expect(page).to_have_url(re.compile(r"/w/[a-z2-7]{10}$"))
+    page.get_by_role("link", name="Take the smaller GPU").click()
+    expect(page.locator("#editor .cm-editor")).to_be_visible()
+    page.get_by_role("button", name="Check").click()
+    expect(page.locator("#check-result li.check-failed")).to_contain_text("The claim should get gpu-0.")
+    replace_in_editor(page, '"40Gi"', '"16Gi"')
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    page.get_by_role("button", name="Check").click()
+    expect(page.locator("#check-result .check-passed")).to_contain_text("That was the last step.")
