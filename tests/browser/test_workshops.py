@@ -23,7 +23,8 @@ def open_lesson(page: Page, url: str) -> None:
 
 def expect_text(page: Page, present: str, absent: str | None = None) -> None:
     """Wait for the whole text (CodeMirror draws only the lines in view and copies every edit into the textarea)."""
-    page.wait_for_function("([p, a]) => { const v = document.getElementById('scenario').value;"
+    page.wait_for_function("([p, a]) => { const area = document.getElementById('scenario');"
+                           " if (!area) return false; const v = area.value;"
                            " return v.includes(p) && (!a || !v.includes(a)); }", arg=[present, absent])
 
 
@@ -79,6 +80,7 @@ def test_a_full_lesson(page: Page):
     expect(page.locator(".workshop-progress")).to_contain_text("step 2 of 13")
     page.get_by_role("link", name="Continue at step 2").click()
     expect(page).to_have_url(LESSON)
+    expect(page.locator("#editor .cm-editor")).to_be_visible()
     expect_text(page, "count: 3", "count: 4")
 
 
