@@ -25,3 +25,22 @@ class SharedScenario(models.Model):
 
     def __str__(self) -> str:
         return f"shared scenario {self.id}"
+
+
+class SharedWorkshop(models.Model):
+    """A workshop file an instructor shared, stored like a shared scenario: content-addressed,
+    written once, never changed. Only workshops that lint clean are stored."""
+
+    id = models.CharField(primary_key=True, max_length=52, editable=False)
+    # sha256 of the workshop text (UTF-8).
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    text = models.TextField()
+    title = models.CharField(max_length=200)
+    version = models.CharField(max_length=64)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"shared workshop {self.id}"

@@ -1,4 +1,4 @@
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from allocator import views, views_share
 
@@ -29,4 +29,5 @@ urlpatterns = [
     path("s/<shareid:share_id>/embed", views_share.shared_embed, name="shared-embed"),
     path("api/v1/scenarios", views_share.api_share, name="api-share"),
     path("api/v1/scenarios/<shareid:share_id>", views_share.api_shared, name="api-shared"),
+    path("", include("allocator.urls_workshops")),
 ]

@@ -1,0 +1,147 @@
+"""Compare: two variants of a scenario (other gates, component gates, or another text) run on the
+same node, and what differs between their results.
+
+A comparison travels in the URL (`/compare?c=...`: deflated JSON, base64url), so a link holds both
+sides and needs no store.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from dataclasses import dataclass
+
+from allocator.sharing import MAX_SHARE_BYTES, ShareError, changed_gates, check_gates, check_node, full_gates
+from allocator.workshops.model import Variant
+
+FORMAT = 1
+MAX_LINK_CHARS = 64 * 1024
+
+
+def encode(a: Variant, b: Variant) -> str:
+    data = {"v": FORMAT, "a": _side(a)}
+    data["b"] = _side(b, same_text=b.scenario == a.scenario)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = packer.compress(raw) + packer.flush()
+    return base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+
+
+def _side(variant: Variant, *, same_text: bool = False) -> dict:
+    side = {"node": variant.node, "gates": full_gates(variant.gates)}
+    if not same_text:
+        side["scenario"] = variant.scenario
+    return side
+
+
+def decode(value: str) -> tuple[Variant, Variant]:
+    if len(value) > MAX_LINK_CHARS:
+        raise ShareError("the comparison link is too long", 413)
+    try:
+        packed = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        unpacker = zlib.decompressobj(-15)
+        text = unpacker.decompress(packed, MAX_SHARE_BYTES * 2 + 4096)
+        if unpacker.unconsumed_tail:
+            raise ShareError("the comparison expands to more than a share may hold", 413)
+        data = json.loads(text.decode("utf-8"))
+    except ShareError:
+        raise
+    except (ValueError, zlib.error) as exc:
+        raise ShareError(f"the comparison link does not decode: {exc}") from None
+    if not isinstance(data, dict) or data.get("v") != FORMAT or not all(isinstance(data.get(k), dict) for k in "ab"):
+        raise ShareError("the comparison link has an unknown format")
+    a = _read_side(data["a"], None)
+    return a, _read_side(data["b"], a.scenario)
+
+
+def _read_side(side: dict, default_text: str | None) -> Variant:
+    scenario = side.get("scenario", default_text)
+    if not isinstance(scenario, str):
+        raise ShareError("a side of the comparison has no scenario")
+    return Variant(scenario=scenario, node=check_node(side.get("node")),
+                   gates=changed_gates(check_gates(side.get("gates"))))
+
+
+# ---- the differences ------------------------------------------------------------------------
+
+@dataclass
+class Difference:
+    kind: str  # outcome, claim, devices, counter, row, pool, pod
+    what: str
+    a: str
+    b: str
+
+
+def _devices(data: dict) -> dict:
+    """claim -> sorted device list ("pool/device" per result) or None when pending."""
+    out = {}
+    for claim in data.get("claims", []):
+        meta = claim["metadata"]
+        allocation = (claim.get("status") or {}).get("allocation")
+        results = allocation["devices"]["results"] if allocation else None
+        out[f"{meta['namespace']}/{meta['name']}"] = (
+            sorted(f"{r['request']}: {r['pool']}/{r['device']}" for r in results) if results is not None else None)
+    return out
+
+
+def _counters(data: dict) -> dict:
+    out = {}
+    for cs in (data.get("explanation") or {}).get("counterSets", []):
+        for counter in cs["counters"]:
+            out[f"{cs['pool']}/{cs['counterSet']}: {counter['counter']}"] = counter["free"]
+    return out
+
+
+def _rows(data: dict) -> dict:
+    out = {}
+    for claim in (data.get("explanation") or {}).get("claims", []):
+        for request in claim["requests"]:
+            for candidate in request["candidates"]:
+                key = f"{claim['claim']} {request['request']}: {candidate['pool']}/{candidate['device']}"
+                out[key] = candidate.get("code") or candidate["verdict"]
+    return out
+
+
+def _pools(data: dict) -> dict:
+    return {p["pool"]: p["state"] for p in (data.get("explanation") or {}).get("pools", [])}
+
+
+def _pods(data: dict) -> dict:
+    return {f"{p['namespace']}/{p['name']}": p.get("node") or p["outcome"] for p in data.get("pods") or []}
+
+
+def differences(a: dict, b: dict) -> list[Difference]:
+    """What differs between two results (outcome_data with the explanation)."""
+    diffs = []
+    if (a["outcome"], a.get("node")) != (b["outcome"], b.get("node")):
+        diffs.append(Difference("outcome", "outcome", _outcome_text(a), _outcome_text(b)))
+    for kind, read in (("pool", _pools), ("pod", _pods)):
+        left, right = read(a), read(b)
+        for key in sorted(left.keys() | right.keys()):
+            if left.get(key) != right.get(key):
+                diffs.append(Difference(kind, key, left.get(key) or "absent", right.get(key) or "absent"))
+    left, right = _devices(a), _devices(b)
+    for key in sorted(left.keys() | right.keys()):
+        da, db = left.get(key, "absent"), right.get(key, "absent")
+        if da == db:
+            continue
+        if da is None or db is None or da == "absent" or db == "absent":
+            diffs.append(Difference("claim", key, _claim_text(da), _claim_text(db)))
+        else:
+            diffs.append(Difference("devices", key, ", ".join(da), ", ".join(db)))
+    for kind, read in (("counter", _counters), ("row", _rows)):
+        left, right = read(a), read(b)
+        for key in sorted(left.keys() | right.keys()):
+            if left.get(key) != right.get(key):
+                diffs.append(Difference(kind, key, left.get(key) or "—", right.get(key) or "—"))
+    return diffs
+
+
+def _outcome_text(data: dict) -> str:
+    return f"{data['outcome']} on {data['node']}" if data.get("node") else data["outcome"]
+
+
+def _claim_text(devices) -> str:
+    if devices == "absent":
+        return "absent"
+    return "pending" if devices is None else "allocated: " + ", ".join(devices)

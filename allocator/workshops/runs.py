@@ -1,0 +1,51 @@
+"""The one place workshops meet the page's settings: a Variant becomes the page's Settings and a run.
+
+Kept small on purpose: the page's form and its Settings type are shared with the rest of the
+playground, so nothing else under allocator/workshops imports them.
+"""
+from __future__ import annotations
+
+from allocator.engine.report import outcome_data
+from allocator.playground import Settings, run_settings, settings_from_form
+from allocator.workshops.model import Variant
+
+
+def settings_for(variant: Variant) -> Settings:
+    return Settings(scenario=variant.scenario, node=variant.node,
+                    gates={c: dict(v) for c, v in variant.gates.items()})
+
+
+def variant_from_form(data, prefix: str = "") -> Variant:
+    """The page's form fields (scenario, node, gate-<component>-<gate>), optionally prefixed as `a-`."""
+    if prefix:
+        data = _Unprefixed(data, prefix)
+    settings = settings_from_form(data)
+    return Variant(scenario=settings.scenario.replace("\r\n", "\n"), node=settings.node, gates=settings.gates)
+
+
+class _Unprefixed:
+    def __init__(self, data, prefix):
+        self.data, self.prefix = data, prefix
+
+    def get(self, key, default=None):
+        return self.data.get(self.prefix + key, default)
+
+    def __contains__(self, key):
+        return self.prefix + key in self.data
+
+
+def run_inline(variant: Variant):
+    """(scenario, outcome) in this process: for the CLI and the test suite."""
+    return run_settings(settings_for(variant))
+
+
+def run_in_worker(variant: Variant):
+    """(scenario, outcome) bounded in a worker process and cached: for views."""
+    from allocator.worker import run_bounded
+
+    return run_bounded(settings_for(variant))
+
+
+def result_data(variant: Variant, *, run=run_inline) -> tuple[object, dict]:
+    scenario, outcome = run(variant)
+    return (scenario, outcome), outcome_data(outcome, with_explanation=True)

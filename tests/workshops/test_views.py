@@ -1,0 +1,151 @@
+"""Workshop pages: the list, a lesson in the playground, Check through htmx and as a plain form."""
+import re
+from html import escape
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from allocator.engine.gates import GATES
+from allocator.playground import COMPONENTS
+from allocator.workshops.library import shipped
+
+pytestmark = pytest.mark.django_db
+COMPONENT_KEYS = [key for key, _ in COMPONENTS]
+WORKSHOP = shipped()["dra-in-90-minutes"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def client():
+    return Client()
+
+
+def form_data(variant):
+    data = {"scenario": variant.scenario, "node": variant.node, "gates-submitted": "1"}
+    for component in COMPONENT_KEYS:
+        for name, info in GATES.items():
+            if variant.gates.get(component, {}).get(name, info.default):
+                data[f"gate-{component}-{name}"] = "on"
+    return data
+
+
+def check_marks(body: str) -> list[tuple[str, str]]:
+    return re.findall(r'<li class="check-(ok|failed)">.*?<span class="check-label">(.*?)</span>', body, re.S)
+
+
+def test_workshop_list_and_overview_link_every_lesson(client):
+    body = client.get("/workshops/").content.decode()
+    assert "DRA in 90 minutes" in body and 'href="/workshops/dra-in-90-minutes/"' in body
+    body = client.get("/workshops/dra-in-90-minutes/").content.decode()
+    for lesson in WORKSHOP.lessons:
+        assert f'href="/workshops/dra-in-90-minutes/{lesson.number}"' in body
+
+
+def test_lesson_page_is_the_playground_with_the_lesson_panel(client):
+    response = client.get("/workshops/dra-in-90-minutes/3")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert '<aside id="lesson"' in body and "3. CEL selectors and attributes" in body
+    assert "<strong>Task:</strong> <code>big-model</code> got the 40GB card." in body  # Markdown, inline
+    assert 'name="scenario"' in body and "NVIDIA A100 80GB PCIe" in body  # the start in the editor
+    assert 'href="/workshops/dra-in-90-minutes/2"' in body and 'href="/workshops/dra-in-90-minutes/4"' in body
+    assert 'id="lesson-data"' in body and 'formaction="/workshops/dra-in-90-minutes/3/check"' in body
+    assert "✔ Allocated on node gpu-node-1" in body  # the result panel of the start
+
+
+def test_lesson_page_keeps_presenter_mode_across_steps(client):
+    body = client.get("/workshops/dra-in-90-minutes/3?present=1").content.decode()
+    assert 'href="/workshops/dra-in-90-minutes/4?present=1"' in body
+
+
+def test_version_skew_lesson_starts_with_the_skewed_gate_and_links_compare(client):
+    body = client.get("/workshops/dra-in-90-minutes/8").content.decode()
+    assert "version skew" in body
+    assert 'class="lesson-compare" href="/compare?c=' in body
+    assert not re.search(r'name="gate-scheduler-DRADeviceCompatibilityGroups"[^>]*checked', body)
+    assert re.search(r'name="gate-apiserver-DRADeviceCompatibilityGroups"[^>]*checked', body)
+
+
+def test_unknown_workshop_or_step_is_404(client):
+    assert client.get("/workshops/nope/").status_code == 404
+    assert client.get("/workshops/dra-in-90-minutes/0").status_code == 404
+    assert client.get(f"/workshops/dra-in-90-minutes/{len(WORKSHOP.lessons) + 1}").status_code == 404
+
+
+def test_check_with_htmx_lists_failures_with_their_messages(client):
+    lesson = WORKSHOP.lesson(2)
+    response = client.post("/workshops/dra-in-90-minutes/2/check", form_data(lesson.start), HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<div id="check-result"')
+    assert ("failed", "claim jax-test is allocated") in check_marks(body)
+    assert "jax-test is still pending: count the chips that are free." in body
+    assert 'data-all-passed="0"' in body
+
+
+def test_check_passes_the_solution_and_links_the_next_step(client):
+    lesson = WORKSHOP.lesson(2)
+    body = client.post("/workshops/dra-in-90-minutes/2/check", form_data(lesson.solution),
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert all(mark == "ok" for mark, _ in check_marks(body)) and len(check_marks(body)) == len(lesson.checks)
+    assert 'data-all-passed="1"' in body and 'href="/workshops/dra-in-90-minutes/3"' in body
+
+
+def test_check_reads_the_gates_of_the_form(client):
+    lesson = WORKSHOP.lesson(8)
+    body = client.post("/workshops/dra-in-90-minutes/8/check", form_data(lesson.start),
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert "The kube-scheduler still runs with DRADeviceCompatibilityGroups off." in body
+    body = client.post("/workshops/dra-in-90-minutes/8/check", form_data(lesson.solution),
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert 'data-all-passed="1"' in body
+
+
+def test_check_without_javascript_renders_the_page_with_the_attendees_text(client):
+    lesson = WORKSHOP.lesson(2)
+    edited = lesson.start.scenario.replace("count: 4", "count: 2")
+    data = form_data(lesson.start) | {"scenario": edited}
+    body = client.post("/workshops/dra-in-90-minutes/2/check", data).content.decode()
+    assert "count: 2" in body and '<aside id="lesson"' in body
+    assert ("ok", "claim jax-test is allocated") in check_marks(body)
+
+
+def test_check_is_csrf_protected():
+    strict = Client(enforce_csrf_checks=True)
+    lesson = WORKSHOP.lesson(1)
+    assert strict.post("/workshops/dra-in-90-minutes/1/check", form_data(lesson.start)).status_code == 403
+
+
+def test_lesson_text_is_markdown_without_raw_html():
+    from allocator.workshops.markdown import render
+
+    html = render("**bold** <script>alert(1)</script> [x](javascript:alert(1))")
+    assert "<strong>bold</strong>" in html and "<script>" not in html and 'href="javascript' not in html
+
+
+@pytest.mark.parametrize("number", range(1, len(WORKSHOP.lessons) + 1))
+def test_every_shipped_lesson_fails_at_its_start_and_passes_with_its_solution_through_the_check_view(client, number):
+    """Between them the lessons use every kind of check, each failing with its message and then passing."""
+    lesson = WORKSHOP.lesson(number)
+    url = f"/workshops/dra-in-90-minutes/{number}/check"
+    body = client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true").content.decode()
+    marks = check_marks(body)
+    assert len(marks) == len(lesson.checks) and ("failed" in {mark for mark, _ in marks})
+    for check, (mark, _) in zip(lesson.checks, marks):
+        if mark == "failed":
+            assert f'<span class="check-message">{escape(check.message)}</span>' in body
+    body = client.post(url, form_data(lesson.solution), HTTP_HX_REQUEST="true").content.decode()
+    assert [mark for mark, _ in check_marks(body)] == ["ok"] * len(lesson.checks)
+
+
+def test_the_shipped_lessons_use_every_kind_of_check():
+    from allocator.workshops.checks import KINDS
+
+    assert {check.kind for lesson in WORKSHOP.lessons for check in lesson.checks} == set(KINDS)
