@@ -17,7 +17,7 @@ from allocator.engine.gates import COMPONENTS, GATES
 from allocator.engine.report import outcome_data
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, rate_limited
-from allocator.views import _render_page
+from allocator.pages import render_run
 from allocator.views_share import _rate_message
 from allocator.workshops import library, markdown
 from allocator.workshops.lint import check_lesson
@@ -124,8 +124,8 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
         "check_results": results,
         "all_passed": bool(results) and all(r.ok for r in results),
     }
-    return _render_page(request, settings_for(variant or lesson.start), template="workshops/lesson.html",
-                        extra=extra, status=status)
+    return render_run(request, settings_for(variant or lesson.start), template="workshops/lesson.html",
+                      extra=extra, status=status)
 
 
 def _variant_json(variant) -> dict:

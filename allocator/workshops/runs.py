@@ -1,17 +1,18 @@
-"""The one place workshops meet the page's settings: a Variant becomes the page's Settings and a run.
+"""The one place workshops meet the page's settings: a Variant becomes the page's RunRequest and a run.
 
-Kept small on purpose: the page's form and its Settings type are shared with the rest of the
+Kept small on purpose: the page's form and its RunRequest type are shared with the rest of the
 playground, so nothing else under allocator/workshops imports them.
 """
 from __future__ import annotations
 
 from allocator.engine.report import outcome_data
-from allocator.playground import Settings, run_settings, settings_from_form
+from allocator.forms import read_run_form
+from allocator.runs import RunRequest, run_request
 from allocator.workshops.model import Variant
 
 
-def settings_for(variant: Variant) -> Settings:
-    return Settings(scenario=variant.scenario, node=variant.node,
+def settings_for(variant: Variant) -> RunRequest:
+    return RunRequest(scenario=variant.scenario, node=variant.node,
                     gates={c: dict(v) for c, v in variant.gates.items()})
 
 
@@ -19,7 +20,7 @@ def variant_from_form(data, prefix: str = "") -> Variant:
     """The page's form fields (scenario, node, gate-<component>-<gate>), optionally prefixed as `a-`."""
     if prefix:
         data = _Unprefixed(data, prefix)
-    settings = settings_from_form(data)
+    settings = read_run_form(data)
     return Variant(scenario=settings.scenario.replace("\r\n", "\n"), node=settings.node, gates=settings.gates)
 
 
@@ -36,7 +37,7 @@ class _Unprefixed:
 
 def run_inline(variant: Variant):
     """(scenario, outcome) in this process: for the CLI and the test suite."""
-    return run_settings(settings_for(variant))
+    return run_request(settings_for(variant))
 
 
 def run_in_worker(variant: Variant):

@@ -7,7 +7,7 @@ from django.test import Client
 
 from allocator import compare, gallery
 from allocator.engine.gates import GATES
-from allocator.playground import COMPONENTS
+from allocator.engine.gates import COMPONENTS
 from allocator.sharing import ShareError, read_fragment
 from allocator.workshops.library import shipped
 from allocator.workshops.model import Variant

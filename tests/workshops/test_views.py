@@ -7,7 +7,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from allocator.engine.gates import GATES
-from allocator.playground import COMPONENTS
+from allocator.engine.gates import COMPONENTS
 from allocator.workshops.library import shipped
 
 pytestmark = pytest.mark.django_db
