@@ -208,6 +208,24 @@ _FLOW_OPEN_REVERSED = re.compile(
     r"(?=[ \t]*+(?:[^\s\[\]{},&!]*+[&!][ \t]*+)*+(?:[\n\r\x85\u2028\u2029:,\[{?-]|\Z))"
 )
 _FLOW_OPEN_LIMIT = MAX_DEPTH - 2 * _DEEP_BLOCK_PREFIX
+# Generated YAML writes small flow collections on one line by the thousand (`{string: a100}`,
+# `{value: '7'}`), too many to count as possible nesting. A flat one, with no bracket, `#` or
+# line break inside and quotes only where a quoted scalar starts (right after `[`, `{`, `,` or
+# `: `, or `:` just after a quoted key) and no tag (`!<a,'b>` may hold quotes), ends at its first
+# closing bracket, so it holds exactly one level; replacing it with a
+# scalar lowers the nesting by at most one. A bracket that is not a collection at all (in a
+# comment, a quoted or block scalar) is cut out with no collection inside it. So after n rounds
+# of cutting, the nesting is at most n plus the count on what is left.
+_BREAKS = r"\n\r\x85\u2028\u2029"
+_FLOW_QUOTED = (
+    r"(?:'(?:[^'\[\]{}%s]|'')*+'|\"(?:[^\"\\\[\]{}%s]|\\[^\[\]{}%s])*+\")" % (_BREAKS, _BREAKS, _BREAKS)
+)
+_FLAT_FLOW = re.compile(
+    r"[\[{][ \t]*+%s?(?:(?<=,)[ \t]*+%s|(?<=:)[ \t]++%s|(?<=['\"]:)%s|[^'\"#!\[\]{}%s])*+[\]}]"
+    % (_FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _BREAKS)
+)
+_FLAT_FLOW_UNQUOTED = re.compile(r"[\[{][^'\"#!\[\]{}%s]*+[\]}]" % _BREAKS)  # the common case, faster
+_FLAT_FLOW_ROUNDS = 3
 
 
 def _depth_problem(text: str) -> Problem | None:
@@ -242,8 +260,18 @@ def _may_be_deep(text: str) -> bool:
     openers = text.count("[") + text.count("{") - text.count("[]") - text.count("{}")
     if openers <= _FLOW_OPEN_LIMIT:
         return False
+    limit = _FLOW_OPEN_LIMIT
+    for _ in range(_FLAT_FLOW_ROUNDS):
+        text, cut = _FLAT_FLOW_UNQUOTED.subn("x", text)
+        text, more = _FLAT_FLOW.subn("x", text)
+        if not cut + more:
+            break
+        limit -= 1
+        openers = text.count("[") + text.count("{")
+        if openers <= limit:
+            return False
     for count, _ in enumerate(_FLOW_OPEN_REVERSED.finditer(text[::-1]), start=1):
-        if count > _FLOW_OPEN_LIMIT:
+        if count > limit:
             return True
     return False
 

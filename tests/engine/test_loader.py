@@ -365,6 +365,46 @@ def test_brackets_in_cel_expressions_do_not_count_as_nesting():
     assert not loader_module._may_be_deep(text)  # no second pass over the events was needed
 
 
+FLOW_SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: worker-N-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: worker-N
+  pool: {name: worker-N, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {model: {string: A100}, index: {int: 0}, uuid: {string: 'GPU-0'}}
+    capacity: {memory: {value: "40Gi"}}
+"""
+
+
+def test_small_flow_collections_by_the_thousand_do_not_count_as_nesting():
+    text = "---\n".join(FLOW_SLICE.replace("N", str(n)) for n in range(500))
+    loaded = load_quickly(text)
+
+    assert loaded.problems == [] and len(loaded.objects) == 500
+    assert not loader_module._may_be_deep(text)  # no second pass over the events was needed
+
+
+@pytest.mark.parametrize(
+    "deep",
+    [
+        pytest.param("[" * 150 + "{a: b}" + "]" * 150, id="sequences-around-a-flat-mapping"),
+        pytest.param("{a: " * 150 + "[x, 'y']" + "}" * 150, id="mappings-around-a-flat-sequence"),
+        # `a:'b` is one plain scalar: the quote does not start a string, the `}` closes nothing
+        pytest.param("{a:'b, 'c}' }, " * 150 + "x" + "}" * 150, id="quote-inside-a-plain-scalar"),
+    ],
+)
+def test_deep_nesting_hidden_among_flat_flow_collections_is_still_measured(deep):
+    text = "---\n".join(FLOW_SLICE.replace("N", str(n)) for n in range(100)) + "---\nkey: " + deep + "\n"
+
+    assert loader_module._may_be_deep(text)
+    if deep.startswith("[" * 150):
+        assert only_error(load_quickly(text)).message.startswith("nesting is deeper than 100 levels")
+
+
 def test_oversize_input_is_refused_before_parsing():
     problem = only_error(load_quickly("a: b\n" * 100, max_bytes=200))
 
