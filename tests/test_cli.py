@@ -115,7 +115,7 @@ HOSTILE = {
                    b"f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
                    b"h: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", 2, "alias"),
     "deep block nesting": (b"- " * 20000 + b"x\n", 2, "nest"),
-    "oversize input": (b"#" * (16 * 1024 * 1024 + 10), 2, "limit is 16777216 bytes"),
+    "oversize input": (b"#" * (32 * 1024 * 1024 + 10), 2, "limit is 33554432 bytes"),
     "deep flow nesting": (b"[" * 20000 + b"]" * 20000, 2, "nest"),
     "invalid utf-8": (b"apiVersion: v1\nkind: Node\nmetadata: {name: \xff\xfe}\n", 2, "UTF-8"),
     "binary garbage": (bytes(range(256)) * 40, 2, ""),

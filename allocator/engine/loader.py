@@ -24,6 +24,7 @@ import gc
 import json
 import re
 import struct
+import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from allocator.engine.problems import ERROR, WARNING, Problem
 
-MAX_BYTES = 16 * 1024 * 1024
+MAX_BYTES = 32 * 1024 * 1024  # a 1,000-node GPU cluster dump is about 30 MB
 MAX_DEPTH = 100  # Kubernetes objects nest about 12 deep; libyaml's composer recurses in C.
 MAX_PROBLEMS = 100
 MAX_DOCUMENTS = 100_000  # libyaml needs ~6 us per document: 4 million `---` would take 25 s
@@ -55,6 +56,9 @@ class RawObject:
     data: dict  # the parsed mapping: plain dicts, lists, str, int, float, bool, None
     ref: tuple  # (document_index,) or (document_index, item_index) for an item of a List
     line: int | None  # 1-based line where the object (or List item) starts
+    # Results derived from `data` alone (validation), kept with the document's cached parse so
+    # that an unchanged document is not checked again; `data` must never be modified.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -90,7 +94,7 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
             problem = _depth_problem(text)
             if problem is not None:
                 return Loaded([], [problem])
-            docs, problems = _load_yaml(text)
+            docs, problems = _load_documents(text)
             if _may_have_aliases(text):
                 problem = _alias_problem(docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)))
                 if problem is not None:
@@ -492,6 +496,112 @@ class _Doc:
     span: tuple | None  # (start offset, end offset, 0-based line, 0-based column)
     item_spans: list | None = None  # for a List (or a JSON array): one span per item
     issues: list = field(default_factory=list)  # (doc-relative path, message, line, column, severity)
+    memos: dict = field(default_factory=dict)  # () for the document, (item index,) -> RawObject.memo
+
+    def shifted(self, index: int, offset: int, lines: int) -> "_Doc":
+        """This document as read from a stream where its text starts `offset` characters and
+        `lines` lines further on, as document `index`."""
+        if not offset and not lines and index == self.index:
+            return self
+
+        def move(span):
+            return (span[0] + offset, span[1] + offset, span[2] + lines, span[3])
+
+        return _Doc(
+            index, self.data, move(self.span) if self.span is not None else None,
+            [move(span) for span in self.item_spans] if self.item_spans is not None else None,
+            [(path, message, line + lines, column, severity) for path, message, line, column, severity in self.issues],
+            self.memos,
+        )
+
+
+# -- documents, each read once ----------------------------------------------------
+#
+# Editing one document of a long stream should not read the others again. A `---` line at
+# column 0 always starts a new document for libyaml (in a quoted scalar or an open flow
+# collection it is an error, so the stream is read whole then), so the text between two such
+# lines reads the same alone as within the stream: each piece is parsed on its own and cached by
+# its text, with positions relative to its start, and shifted to where it is now. Anything
+# unusual (directives, line breaks other than \n and \r\n, a piece that does not read cleanly)
+# reads the whole stream in one go, as before, so answers and positions never depend on the cache.
+
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.M)
+_DIRECTIVE = re.compile(r"^%", re.M)
+CACHE_CHARS = 8 * 1024 * 1024  # text of the cached pieces; their parsed form is ~25 times larger
+_pieces: OrderedDict = OrderedDict()  # piece text -> list of _Doc, least recently used first
+_pieces_chars = 0
+_pieces_lock = threading.Lock()
+
+
+def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
+    pieces = _pieces_of(text)
+    if pieces is None:
+        return _load_yaml(text)
+    keep = len(text) <= CACHE_CHARS
+    docs: list[_Doc] = []
+    problems: list[Problem] = []
+    errors = 0
+    for offset, lines, piece in pieces:
+        with _pieces_lock:
+            cached = _pieces.get(piece)
+            if cached is not None:
+                _pieces.move_to_end(piece)
+        if cached is None:
+            cached, piece_problems = _load_yaml(piece)
+            if piece_problems:
+                return _load_yaml(text)  # the stream's own answer, located in the stream
+            if keep:
+                _remember(piece, cached)
+        for doc in cached:
+            if len(docs) == MAX_DOCUMENTS:
+                problems.append(Problem(f"the stream has more than {MAX_DOCUMENTS} documents"))
+                return docs, problems
+            docs.append(doc.shifted(len(docs), offset, lines))
+            errors += sum(1 for issue in doc.issues if issue[4] == ERROR)
+            if errors > MAX_PROBLEMS:
+                return docs, problems
+    return docs, problems
+
+
+def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
+    """(offset, lines before it, text) of each piece that starts at a `---` line; None when the
+    stream must be read whole."""
+    if text.count("\n---") > MAX_DOCUMENTS or _DIRECTIVE.search(text):
+        return None
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return None
+    if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
+        return None
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    starts.append(len(text))
+    pieces, lines = [], 0
+    for start, end in zip(starts, starts[1:]):
+        piece = text[start:end]
+        pieces.append((start, lines, piece))
+        lines += piece.count("\n")
+    return pieces
+
+
+def _remember(piece: str, docs: list[_Doc]) -> None:
+    global _pieces_chars
+    with _pieces_lock:
+        if piece in _pieces:
+            return
+        _pieces[piece] = docs
+        _pieces_chars += len(piece)
+        while _pieces_chars > CACHE_CHARS and _pieces:
+            old, _ = _pieces.popitem(last=False)
+            _pieces_chars -= len(old)
+
+
+def clear_cache() -> None:
+    """Forget every cached document (tests, benchmarks)."""
+    global _pieces_chars
+    with _pieces_lock:
+        _pieces.clear()
+        _pieces_chars = 0
 
 
 def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
@@ -839,7 +949,10 @@ def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject]
             if problem is not None:
                 add(problem)
             else:
-                objects.append(RawObject(item, ref, positions.object_line(ref)))
+                memo = doc.memos.get(ref[1:])
+                if memo is None:
+                    memo = doc.memos[ref[1:]] = {}
+                objects.append(RawObject(item, ref, positions.object_line(ref), memo))
         for leftover in issues_by_ref.values():  # e.g. a duplicate key in a List's own fields
             for path, message, line, column, severity in leftover:
                 add(Problem(message, path=path, line=line, column=column, severity=severity, ref=(doc.index,)))

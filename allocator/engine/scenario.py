@@ -102,8 +102,11 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
         data = raw.data
         kind, api_version = data.get("kind"), data.get("apiVersion")
         name = object_name(data)
+        memo = raw.memo  # shared with every later read of the same document text
         if convert.convertible(data):
-            conversion = convert.to_v1(data)
+            conversion = memo.get("v1")
+            if conversion is None:
+                conversion = memo["v1"] = convert.to_v1(data)
             scenario.conversions[raw.ref] = conversion
             entry = converted.setdefault((api_version, kind), [0, {}, raw.ref, name])
             entry[0] += 1
@@ -126,12 +129,17 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
                 ignored[f"{api_version} {kind}"] = ignored.get(f"{api_version} {kind}", 0) + 1
             continue
         if apiserver_gates is not None:
-            data, dropped = drop_disabled_fields(data, apiserver_gates)
+            created = memo.get(("created", apiserver_gates))
+            if created is None:
+                created = memo[("created", apiserver_gates)] = drop_disabled_fields(data, apiserver_gates)
+            data, dropped = created
             for path, gate in dropped:
                 scenario.problems.append(Problem(
                     f"dropped on create: the kube-apiserver has {gate} disabled",
                     kind=kind, name=name, path=path, severity=WARNING, ref=raw.ref))
-        field_errors = validate(data, cel_check=cel_check)
+        field_errors = memo.get(("valid", apiserver_gates))
+        if field_errors is None:
+            field_errors = memo[("valid", apiserver_gates)] = validate(data, cel_check=cel_check)
         bad = False
         for fe in field_errors:
             severity, message = fe.severity, fe.message

@@ -631,3 +631,103 @@ def test_objects_hold_only_plain_data():
         return value is None or isinstance(value, (str, int, float, bool))
 
     assert plain(data)
+
+
+# -- documents read once -------------------------------------------------------------
+
+
+def _as_read(loaded: Loaded) -> tuple:
+    """Everything a reader of a Loaded sees: objects, their lines, problems, and positions inside."""
+    objects = [(o.data, o.ref, o.line) for o in loaded.objects]
+    problems = [(p.message, p.line, p.column, p.path, p.ref, p.severity) for p in loaded.problems]
+    positions = [loaded.line_of(o.ref, ("metadata", "name")) for o in loaded.objects]
+    return objects, problems, positions
+
+
+def _uncached(text) -> Loaded:
+    loader_module.clear_cache()
+    loaded = load_scenario(text)
+    loader_module.clear_cache()
+    return loaded
+
+
+def _counting_parses(monkeypatch) -> list:
+    parsed = []
+    real = loader_module._load_yaml
+
+    def counting(text):
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(loader_module, "_load_yaml", counting)
+    return parsed
+
+
+def test_editing_one_document_reads_only_that_document_again(monkeypatch):
+    loader_module.clear_cache()
+    load_scenario("---\n".join([NODE, SLICE, CLAIM]))
+    parsed = _counting_parses(monkeypatch)
+
+    edited = "---\n".join([NODE, SLICE, CLAIM.replace("claim-0", "claim-1")])
+    loaded = load_scenario(edited)
+
+    assert parsed == ["---\n" + CLAIM.replace("claim-0", "claim-1")]
+    assert _as_read(loaded) == _as_read(_uncached(edited))
+
+
+def test_lines_shift_when_an_earlier_document_grows():
+    duplicate = CLAIM.replace("  namespace: team-a\n", "  namespace: team-a\n  namespace: team-b\n")
+    before = "---\n".join([NODE, SLICE, duplicate])
+    after = "---\n".join(["# a comment\n# and another\n" + NODE, SLICE + "  # note\n", duplicate])
+    load_scenario(before)
+
+    loaded = load_scenario(after)
+
+    problem = only_error(loaded)
+    assert (problem.message, problem.line) == ('duplicate key "namespace"', 29)
+    assert loaded.objects[2].line == 24 and loaded.line_of((2,), ("spec", "devices")) == (31, 3)
+    assert _as_read(loaded) == _as_read(_uncached(after))
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: [\n", id="syntax-error"),
+        pytest.param("apiVersion: v1\nkind: Node\nmetadata: !!set {a: b}\n", id="refused-tag"),
+        pytest.param("apiVersion: v1\nkind: Nöde\x07\n", id="control-character"),
+        pytest.param('apiVersion: v1\nkind: "Node\n---\n"\n', id="document-marker-inside-a-string"),
+    ],
+)
+def test_a_document_that_does_not_read_gives_the_streams_own_answer(broken):
+    text = "---\n".join([NODE, SLICE, broken, CLAIM])
+    load_scenario("---\n".join([NODE, SLICE, CLAIM]))  # the other documents are cached
+
+    assert _as_read(load_scenario(text)) == _as_read(_uncached(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("%YAML 1.1\n---\n" + NODE + "---\n" + CLAIM, id="directive"),
+        pytest.param(("---\n".join([NODE, SLICE, CLAIM])).replace("\n", "\r\n"), id="crlf"),
+        pytest.param(("---\n".join([NODE, SLICE, CLAIM])).replace("\n", "\r"), id="cr"),
+        pytest.param(NODE + "...\n---\n" + CLAIM + "--- \n", id="document-end-and-empty-document"),
+        pytest.param("# only a comment\n---\n" + NODE + "---\n---\n" + CLAIM, id="leading-comment"),
+        pytest.param("a: &x [1]\n---\nb: *x\n", id="alias-to-an-earlier-document"),
+    ],
+)
+def test_unusual_streams_read_the_same_cached_or_not(text):
+    first = _as_read(_uncached(text))
+    load_scenario(text)
+
+    assert _as_read(load_scenario(text)) == first
+
+
+def test_an_unchanged_document_keeps_its_memo_across_reads():
+    loader_module.clear_cache()
+    first = load_scenario("---\n".join([SLICE, NODE, CLAIM]))
+    first.objects[1].memo["seen"] = True
+
+    again = load_scenario("---\n".join([SLICE.replace("gpu-1", "gpu-2"), CLAIM, NODE]))
+
+    assert again.objects[2].memo == {"seen": True} and again.objects[1].memo == {} == again.objects[0].memo

@@ -4,11 +4,12 @@ import sys
 from django.core.management.base import BaseCommand
 
 from allocator.engine.gates import ComponentGates, GateError, parse_gates
+from allocator.engine.loader import MAX_BYTES
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.report import human_report, to_json, to_yaml
 from allocator.engine.run import INVALID, Outcome, allocate_text
 
-MAX_INPUT_BYTES = 16 * 1024 * 1024
+MAX_INPUT_BYTES = MAX_BYTES
 
 
 class Command(BaseCommand):
