@@ -42,6 +42,7 @@ MAX_DEPTH = 100  # Kubernetes objects nest about 12 deep; libyaml's composer rec
 MAX_PROBLEMS = 100
 MAX_DOCUMENTS = 100_000  # libyaml needs ~6 us per document: 4 million `---` would take 25 s
 MIN_ALIAS_NODES = 200_000
+MIN_ALIAS_CHARS = 1024 * 1024  # and twice the text: one long string aliased many times is a bomb too
 
 _STR = "tag:yaml.org,2002:str"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -96,9 +97,12 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
                 return Loaded([], [problem])
             docs, problems = _load_documents(text)
             if _may_have_aliases(text):
-                problem = _alias_problem(docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)))
+                problem = _alias_problem(
+                    docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)), char_limit=MIN_ALIAS_CHARS + 2 * len(text)
+                )
                 if problem is not None:
-                    return Loaded([], [problem])
+                    positions = _Positions(text, docs)
+                    return Loaded([], [_locate_alias_problem(problem, docs, positions)], positions)
 
     positions = _Positions(text, docs)
     objects, object_problems = _objects(docs, positions)
@@ -739,17 +743,24 @@ def _may_have_aliases(text: str) -> bool:
     return "*" in text and _ANCHOR.search(text) is not None
 
 
-def _alias_problem(docs: list[_Doc], *, limit: int) -> Problem | None:
-    """Aliases become shared objects: cheap to load, explosive to walk. Count the tree as any
-    walk would see it (every shared object counted each time it is reached), memoised per object."""
+def _alias_problem(docs: list[_Doc], *, limit: int, char_limit: int) -> Problem | None:
+    """Aliases become shared objects: cheap to load, explosive to walk or to print. Count the
+    tree as any walk would see it (every shared object counted each time it is reached),
+    memoised per object: its nodes, and the characters of its strings (a 10 KB string aliased
+    100,000 times is a gigabyte to anything that writes it out)."""
     sizes: dict = {}
-    total = 0
+    nodes = chars = 0
     for doc in docs:
-        size = _expanded_size(doc.data, sizes, limit)
-        total += size
-        if total > limit:
+        doc_nodes, doc_chars = _expanded_size(doc.data, sizes, limit, char_limit)
+        nodes, chars = nodes + doc_nodes, chars + doc_chars
+        if nodes > limit or chars > char_limit:
             line = doc.span[2] + 1 if doc.span else None
-            what = "form a cycle" if size == float("inf") else f"expand to more than {limit} nodes"
+            if doc_nodes == float("inf"):
+                what = "form a cycle"
+            elif nodes > limit:
+                what = f"expand to more than {limit} nodes"
+            else:
+                what = f"expand to more than {char_limit} characters of text"
             return Problem(
                 f"YAML aliases {what} (document {doc.index + 1}); Kubernetes refuses such input too",
                 line=line,
@@ -758,32 +769,76 @@ def _alias_problem(docs: list[_Doc], *, limit: int) -> Problem | None:
     return None
 
 
-def _expanded_size(root, sizes: dict, limit: int) -> float:
+def _locate_alias_problem(problem: Problem, docs: list[_Doc], positions: "_Positions") -> Problem:
+    """Name the object, and the field where the expansion happens: from the document down,
+    follow the child holding most of the expanded text while it holds most of it."""
+    doc = docs[problem.ref[0]]
+    sizes: dict = {}
+    _expanded_size(doc.data, sizes, float("inf"), float("inf"))
+
+    def chars(value):
+        if isinstance(value, (dict, list)):
+            return sizes.get(id(value), (0, 0))[1]
+        return len(value) if isinstance(value, str) else 1
+
+    path: tuple = ()
+    node = doc.data
+    while isinstance(node, (dict, list)):
+        members = node.items() if isinstance(node, dict) else enumerate(node)
+        heaviest = max(members, key=lambda member: chars(member[1]), default=None)
+        if heaviest is None or 2 * chars(heaviest[1]) < chars(node):
+            break
+        path += (heaviest[0],)
+        node = heaviest[1]
+    ref = (doc.index,)
+    if doc.item_spans is not None:
+        if isinstance(doc.data, list) and path:
+            ref, path = (doc.index, path[0]), path[1:]
+        elif len(path) >= 2 and path[0] == "items":
+            ref, path = (doc.index, path[1]), path[2:]
+    item = doc.data if len(ref) == 1 else (doc.data[ref[1]] if isinstance(doc.data, list) else doc.data["items"][ref[1]])
+    kind, name = _identity(item)
+    position = positions.position(ref, path) or (problem.line, None)
+    return Problem(problem.message, kind=kind, name=name, path=path, line=position[0], column=position[1], ref=ref)
+
+
+def _expanded_size(root, sizes: dict, limit: int, char_limit: int) -> tuple[float, int]:
+    """(nodes, characters of strings) of `root` with every alias expanded, each capped just
+    above its limit; nodes is infinite for a cycle."""
     if not isinstance(root, (dict, list)):
-        return 1
+        return 1, len(root) if isinstance(root, str) else 1
     active = set()  # containers on the current path, to see cycles
     stack = [(root, False)]
     while stack:
         obj, finished = stack.pop()
         key = id(obj)
-        children = obj.values() if isinstance(obj, dict) else obj
         if finished:
-            size = 1 + (len(obj) if isinstance(obj, dict) else 0)
+            if isinstance(obj, dict):
+                size, chars = 1 + len(obj), sum(len(k) if isinstance(k, str) else 1 for k in obj)
+                children = obj.values()
+            else:
+                size, chars, children = 1, 0, obj
             for child in children:
-                size += sizes[id(child)] if isinstance(child, (dict, list)) else 1
-            sizes[key] = min(size, limit + 1)
+                if isinstance(child, (dict, list)):
+                    child_size, child_chars = sizes[id(child)]
+                    size += child_size
+                    chars += child_chars
+                else:
+                    size += 1
+                    chars += len(child) if isinstance(child, str) else 1
+            sizes[key] = (min(size, limit + 1), min(chars, char_limit + 1))
             active.discard(key)
             continue
         if key in sizes:
             continue
         if key in active:
-            return float("inf")
+            return float("inf"), 0
         active.add(key)
         stack.append((obj, True))
-        for child in children:
+        for child in obj.values() if isinstance(obj, dict) else obj:
             if isinstance(child, (dict, list)) and id(child) not in sizes:
                 if id(child) in active:
-                    return float("inf")
+                    return float("inf"), 0
                 stack.append((child, False))
     return sizes[id(root)]
 

@@ -294,6 +294,21 @@ def test_alias_bomb_is_refused():
     assert loaded.objects == []
 
 
+def test_one_long_string_aliased_many_times_is_refused_naming_the_object_and_field():
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: worker-1}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec:\n"
+        "  devices:\n    config:\n    - opaque:\n        driver: d.example.com\n        parameters:\n"
+        f"          blob: &s {'x' * 10_000}\n          copies: [{', '.join(['*s'] * 100_000)}]\n"
+    )
+    problem = only_error(load_quickly(text))
+
+    assert problem.message.startswith("YAML aliases expand to more than ")
+    assert "characters of text (document 2)" in problem.message
+    assert (problem.kind, problem.name, problem.line) == ("ResourceClaim", "ns/c", 15)
+    assert problem.path == ("spec", "devices", "config", 0, "opaque", "parameters", "copies")
+
+
 def test_aliases_that_stay_small_are_allowed():
     text = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: &l {app: web}\n  annotations: *l\n"
     loaded = load_quickly(text)
