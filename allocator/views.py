@@ -17,6 +17,7 @@ from allocator.playground import (
     settings_from_form,
 )
 from allocator.sharing import uniform_gates
+from allocator.summary import summarise
 from allocator.worker import run_bounded
 
 
@@ -32,7 +33,7 @@ def _render_page(request, settings: Settings, *, template="index.html", status=2
         status = 413
     else:
         scenario, outcome = (run or run_bounded)(settings)
-        context = page_context(settings, scenario, outcome)
+        context = summarise(page_context(settings, scenario, outcome))
     context["example"] = example
     context.update(extra or {})
     if request.htmx:
@@ -50,7 +51,10 @@ def index(request):
         except RequestDataTooBig:
             size = int(request.META.get("CONTENT_LENGTH") or 0)
             return _render_page(request, Settings(scenario=""), refused=_too_large(size), status=413)
-        return _render_page(request, settings_from_form(form))
+        if getattr(request, "upload_too_large", False):  # see allocator/uploads.py
+            size = int(request.META.get("CONTENT_LENGTH") or 0)
+            return _render_page(request, Settings(scenario=""), refused=_too_large(size), status=413)
+        return _render_page(request, settings_from_form(form, request.FILES))
     example = gallery.get(request.GET.get("example") or gallery.DEFAULT)
     if example is None:
         raise Http404("no such example")

@@ -104,8 +104,8 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
                     positions = _Positions(text, docs)
                     return Loaded([], [_locate_alias_problem(problem, docs, positions)], positions)
 
-    positions = _Positions(text, docs)
-    objects, object_problems = _objects(docs, positions)
+        positions = _Positions(text, docs)
+        objects, object_problems = _objects(docs, positions)
     problems = _capped(object_problems + problems)  # a fatal parse error comes after what was read
     return Loaded(objects, problems, positions)
 

@@ -47,6 +47,13 @@ class Scenario:
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == WARNING]
 
+    def for_display(self) -> "Scenario":
+        """The scenario as a page shows it beside the outcome: without the loader's source index
+        and without device lists (a cluster dump's slices hold most of it; a page needs their
+        nodes and pools only), so that it is cheap to send between processes and to cache."""
+        slices = [replace(s, devices=(), shared_counters=()) for s in self.slices]
+        return replace(self, loaded=None, slices=slices)
+
     def locate(self, problem: Problem) -> Problem:
         """Fill in the source line of a problem that knows its object and path (for an object
         written in an older version, the path as written)."""
