@@ -62,6 +62,8 @@
 
     function open(file) {
       refused.hidden = true;
+      var node = document.getElementById("node");
+      if (node) node.value = "";  // a node of the previous scenario means nothing in this one
       if (max && file.size > max) {
         refuse(file.name + " is " + file.size.toLocaleString() + " bytes; the limit is " + max.toLocaleString() + " bytes.");
         return;
