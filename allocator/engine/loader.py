@@ -88,7 +88,7 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
         return Loaded([], [decoded])
     text = decoded
 
-    with _gc_paused():
+    with gc_paused():
         docs = _load_json(text) if _looks_like_json(text) else None
         problems: list[Problem] = []
         if docs is None:
@@ -128,7 +128,7 @@ def _capped(problems: list[Problem]) -> list[Problem]:
 
 
 @contextmanager
-def _gc_paused():
+def gc_paused():
     """Parsing allocates millions of objects and frees none; the cycle collector would walk
     them again and again (a 6 MB List loads in 7 s with it, 2 s without). The switch is
     process-wide: another thread loading at the same time may get the collector back early,
@@ -229,9 +229,9 @@ _FLOW_QUOTED = (
     r"(?:'(?:[^'\[\]{}%s]|'')*+'|\"(?:[^\"\\\[\]{}%s]|\\[^\[\]{}%s])*+\")" % (_BREAKS, _BREAKS, _BREAKS)
 )
 _FLAT_FLOW = re.compile(
-    r"[\[{][ \t]*+%s?(?:(?<=,)[ \t]*+%s|(?<=:)[ \t]++%s|(?<=['\"]:)%s|[^'\"#!\[\]{}%s])*+[\]}]"
-    % (_FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _BREAKS)
-)
+    r"[\[{](?=[^'\"\[\]{}%s]*+['\"])[ \t]*+%s?(?:(?<=,)[ \t]*+%s|(?<=:)[ \t]++%s|(?<=['\"]:)%s|[^'\"#!\[\]{}%s])*+[\]}]"
+    % (_BREAKS, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _BREAKS)
+)  # (the lookahead sends collections without quotes to the faster pattern below)
 _FLAT_FLOW_UNQUOTED = re.compile(r"[\[{][^'\"#!\[\]{}%s]*+[\]}]" % _BREAKS)  # the common case, faster
 _FLAT_FLOW_ROUNDS = 3
 
@@ -269,15 +269,18 @@ def _may_be_deep(text: str) -> bool:
     if openers <= _FLOW_OPEN_LIMIT:
         return False
     limit = _FLOW_OPEN_LIMIT
-    for _ in range(_FLAT_FLOW_ROUNDS):
+    closers = text.count("]") + text.count("}")
+    for _ in range(_FLAT_FLOW_ROUNDS if 4 * closers >= openers else 0):
         text, cut = _FLAT_FLOW_UNQUOTED.subn("x", text)
         text, more = _FLAT_FLOW.subn("x", text)
         if not cut + more:
             break
         limit -= 1
-        openers = text.count("[") + text.count("{")
+        before, openers = openers, text.count("[") + text.count("{")
         if openers <= limit:
             return False
+        if 4 * (cut + more) < before:
+            break  # mostly nested rather than flat: measured exactly below
     for count, _ in enumerate(_FLOW_OPEN_REVERSED.finditer(text[::-1]), start=1):
         if count > limit:
             return True
@@ -1193,7 +1196,7 @@ class _Positions:
     def _compose_from_stream(self, ref: tuple):
         """The slow way: compose the stream up to the object's document."""
         try:
-            with _gc_paused():
+            with gc_paused():
                 for index, node in enumerate(yaml.compose_all(self.text, Loader=yaml.CSafeLoader)):
                     if index == ref[0]:
                         break

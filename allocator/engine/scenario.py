@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from allocator.engine import cel, convert
 from allocator.engine.apiserver import drop_disabled_fields
 from allocator.engine.gates import FeatureGates
-from allocator.engine.loader import Loaded, load_scenario
+from allocator.engine.loader import Loaded, gc_paused, load_scenario
 from allocator.engine.objects import (
     DeviceClass,
     Node,
@@ -99,6 +99,11 @@ def _lenient(path: tuple, message: str) -> bool:
 def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = None) -> Scenario:
     """Load and check a scenario. With `apiserver_gates`, objects are created afresh under those
     gates (gated fields dropped, as a skewed kube-apiserver would); otherwise they count as stored."""
+    with gc_paused():  # objects by the hundred thousand, none of them garbage yet
+        return _read(text, apiserver_gates)
+
+
+def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
     loaded = load_scenario(text)
     scenario = Scenario(loaded=loaded)
     scenario.problems.extend(loaded.problems)
