@@ -532,8 +532,6 @@ class _Doc:
 # unusual (directives, line breaks other than \n and \r\n, a piece that does not read cleanly)
 # reads the whole stream in one go, as before, so answers and positions never depend on the cache.
 
-_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.M)
-_DIRECTIVE = re.compile(r"^%", re.M)
 CACHE_CHARS = 8 * 1024 * 1024  # text of the cached pieces; their parsed form is ~25 times larger
 _pieces: OrderedDict = OrderedDict()  # piece text -> list of _Doc, least recently used first
 _pieces_chars = 0
@@ -573,15 +571,19 @@ def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
 def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
     """(offset, lines before it, text) of each piece that starts at a `---` line; None when the
     stream must be read whole."""
-    if text.count("\n---") > MAX_DOCUMENTS or _DIRECTIVE.search(text):
-        return None
+    if text.count("\n---") > MAX_DOCUMENTS or text.startswith("%") or "\n%" in text:
+        return None  # too many documents to read one by one, or directives (which precede a `---`)
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None
     if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
         return None
-    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
+    starts = [0]
+    at = text.find("\n---")
+    while at >= 0:  # str.find: a multi-line regex would try every position of the text
+        after = at + 4
+        if after == len(text) or text[after] in " \t\r\n":
+            starts.append(at + 1)
+        at = text.find("\n---", after)
     starts.append(len(text))
     pieces, lines = [], 0
     for start, end in zip(starts, starts[1:]):
