@@ -220,10 +220,10 @@ _FLOW_OPEN_LIMIT = MAX_DEPTH - 2 * _DEEP_BLOCK_PREFIX
 # `{value: '7'}`), too many to count as possible nesting. A flat one, with no bracket, `#` or
 # line break inside and quotes only where a quoted scalar starts (right after `[`, `{`, `,` or
 # `: `, or `:` just after a quoted key) and no tag (`!<a,'b>` may hold quotes), ends at its first
-# closing bracket, so it holds exactly one level; replacing it with a
-# scalar lowers the nesting by at most one. A bracket that is not a collection at all (in a
-# comment, a quoted or block scalar) is cut out with no collection inside it. So after n rounds
-# of cutting, the nesting is at most n plus the count on what is left.
+# closing bracket, so it holds exactly one level: replacing it with a scalar lowers the nesting
+# by at most one. A bracket that is not a collection at all (in a comment, a quoted or block
+# scalar) is cut out with no collection inside it. So after n rounds of cutting, the nesting is
+# at most n plus the count on what is left.
 _BREAKS = r"\n\r\x85\u2028\u2029"
 _FLOW_QUOTED = (
     r"(?:'(?:[^'\[\]{}%s]|'')*+'|\"(?:[^\"\\\[\]{}%s]|\\[^\[\]{}%s])*+\")" % (_BREAKS, _BREAKS, _BREAKS)
