@@ -56,6 +56,8 @@ def summarise(context: dict) -> dict:
                          f"(by pool: {_counted(hidden, lambda cs: cs.get('pool'), noun='')})")
             sets = shown
         context["counter_sets"] = sets
+    if context.get("compatibility"):
+        context["compatibility"] = [_counter_set(cs, notes, "compatibility groups of ") for cs in context["compatibility"]]
     context["summary"] = notes
     return context
 
@@ -143,10 +145,11 @@ def _map_pool(pool: dict, notes: list) -> dict:
     return {**pool, "groups": groups}
 
 
-def _counter_set(cs: dict, notes: list) -> dict:
+def _counter_set(cs: dict, notes: list, what: str = "") -> dict:
     devices = cs.get("devices") or []
     if len(devices) <= MAX_PER_POOL:
         return cs
-    notes.append(f"counter set {cs.get('pool')}/{cs.get('counterSet')}: {len(devices) - MAX_PER_POOL:,} more devices "
+    shown, hidden = _cut(devices, MAX_PER_POOL, lambda m: m.get("allocatedNow"))
+    notes.append(f"{what}counter set {cs.get('pool')}/{cs.get('counterSet')}: {len(hidden):,} more devices "
                  "drawing on it not listed")
-    return {**cs, "devices": devices[:MAX_PER_POOL]}
+    return {**cs, "devices": shown}

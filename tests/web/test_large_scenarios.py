@@ -107,3 +107,18 @@ def test_each_pods_node_table_keeps_the_node_that_fits_and_counts_the_rest():
     assert len(shown) == summary.MAX_ITEMS and len(pods[0].nodes) == 1000  # the run's own result is untouched
     assert all(len(p.nodes) == summary.MAX_NODES + 1 and nodes[700] in p.nodes for p in shown)
     assert summarised["summary"][0] == "150 pods; 50 × scheduled not listed"
+
+
+def test_counter_sets_and_compatibility_groups_list_at_most_a_pool_s_worth_of_devices():
+    members = [{"device": f"d{i}", "allocatedNow": i == 300, "groups": []} for i in range(400)]
+    counter_set = {"pool": "p", "counterSet": "gpu-0", "devices": members, "bars": []}
+    context = {"counter_sets": [counter_set], "compatibility": [{**counter_set, "steps": []}]}
+
+    summarised = summary.summarise(context)
+
+    for cs in summarised["counter_sets"] + summarised["compatibility"]:
+        assert len(cs["devices"]) == summary.MAX_PER_POOL + 1 and members[300] in cs["devices"]
+    assert summarised["summary"] == [
+        "counter set p/gpu-0: 335 more devices drawing on it not listed",
+        "compatibility groups of counter set p/gpu-0: 335 more devices drawing on it not listed",
+    ]
