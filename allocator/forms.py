@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 
 from allocator.engine.gates import COMPONENTS, GATES, GateError, parse_gates
-from allocator.runs import RunRequest
+from allocator.runs import MAX_SCENARIO_BYTES, RunRequest, scenario_text
 from allocator.sharing import MAX_NODE_CHARS, ShareError, check_gates, check_node, load_json, uniform_gates
 
 TRUE_VALUES = ("on", "true", "1")
@@ -25,8 +25,8 @@ class PlaygroundForm(forms.Form):
     example = forms.SlugField(required=False)  # the gallery example the text came from, if any
     reset_gates = forms.BooleanField(required=False)  # the gates table's "reset to defaults" without JavaScript
 
-    def __init__(self, data=None, **kwargs):
-        super().__init__(data, **kwargs)
+    def __init__(self, data=None, files=None, **kwargs):
+        super().__init__(data, files, **kwargs)
         # Any text goes to the engine, which names what is wrong with it (a NUL included) and where.
         self.fields["scenario"].validators = []
         for component, _ in COMPONENTS:
@@ -56,9 +56,14 @@ class PlaygroundForm(forms.Form):
         return gates
 
     def run_request(self) -> RunRequest:
-        """The run this form asks for; call after is_valid(). An over-long node name is dropped."""
+        """The run this form asks for; call after is_valid(). An over-long node name is dropped. A file
+        opened on the page (`scenario-file`, too large to edit as text there) is the scenario."""
         data = self.cleaned_data
-        return RunRequest(scenario=data.get("scenario", ""), node=data.get("node") or "", gates=self.gates())
+        scenario = data.get("scenario", "")
+        upload = self.files.get("scenario-file") if self.files else None
+        if upload is not None:
+            scenario = scenario_text(upload.read(MAX_SCENARIO_BYTES + 1))
+        return RunRequest(scenario=scenario, node=data.get("node") or "", gates=self.gates())
 
 
 def read_run_form(data) -> RunRequest:

@@ -14,6 +14,7 @@ from allocator.panels import page_context
 from allocator.fairness import Throttled
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
 from allocator.sharing import client_address
+from allocator.summary import summarise
 from allocator.worker import run_bounded
 
 
@@ -46,7 +47,7 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
         context = page_context(run, None, None, refused=refused)
         status = status if status != 200 else 413
     else:
-        context = page_context(run, scenario, outcome)
+        context = summarise(page_context(run, scenario, outcome))  # big results as counts beyond a size
         context["empty"] = not run.scenario.strip()
     outcome = context.get("outcome")
     if outcome is not None:

@@ -16,7 +16,7 @@ from allocator.engine.problems import WARNING, Problem
 from allocator.engine.run import Outcome, allocate_text
 from allocator.engine.scenario import Scenario
 
-MAX_SCENARIO_BYTES = 2 * 1024 * 1024
+MAX_SCENARIO_BYTES = 32 * 1024 * 1024  # the page and the API; a 1,000-node GPU cluster dump is about 30 MB
 # Interactive runs stay short; the CLI allows more.
 WEB_MAX_STEPS = 300_000
 WEB_TIME_LIMIT = 3.0
@@ -60,9 +60,22 @@ class RunRequest:
     def skewed(self) -> bool:
         return any(row.skewed for rows in self.gate_rows().values() for row in rows)
 
+    @property
+    def max_bytes(self) -> int:
+        return MAX_SCENARIO_BYTES
+
+def scenario_text(data: bytes) -> str:
+    """An uploaded file as text: UTF-8 (or UTF-16 with its byte order mark, as PowerShell
+    writes); anything else with U+FFFD for the bytes that are not text, which the loader then
+    reports where they are."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8", "replace")
+
 
 def run_request(run: RunRequest) -> tuple[Scenario, Outcome]:
-    """One engine run for the page (objects count as created under the apiserver's gates when they differ)."""
+    """One engine run for the page (objects count as created under the apiserver's gates when they differ):
+    the outcome, and the scenario as the page shows it (`Scenario.for_display`)."""
     gates = run.component_gates()
     replay = gates.apiserver != gates.scheduler
     scenario, outcome = allocate_text(
@@ -74,7 +87,7 @@ def run_request(run: RunRequest) -> tuple[Scenario, Outcome]:
         replay_create=replay,
     )
     outcome.warnings = locked_gate_warnings(run) + outcome.warnings
-    return scenario, outcome
+    return scenario.for_display(), outcome
 
 
 def locked_gate_warnings(run: RunRequest) -> list[Problem]:

@@ -29,8 +29,11 @@ def index(request):
     """The playground: GET shows an example; POST (plain form or htmx) shows a result."""
     if request.method == "POST":
         try:
-            form = PlaygroundForm(request.POST)
+            form = PlaygroundForm(request.POST, request.FILES)
         except RequestDataTooBig:
+            size = int(request.META.get("CONTENT_LENGTH") or 0)
+            return render_run(request, RunRequest(scenario=""), refused=too_large(size), status=413)
+        if getattr(request, "upload_too_large", False):  # see allocator/uploads.py
             size = int(request.META.get("CONTENT_LENGTH") or 0)
             return render_run(request, RunRequest(scenario=""), refused=too_large(size), status=413)
         form.is_valid()  # every field is optional; a bad one is left out of cleaned_data

@@ -140,8 +140,15 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
-# Scenario bodies larger than this are refused before parsing.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
+# Scenario bodies larger than this are refused before parsing: the scenario limit
+# (allocator.playground.MAX_SCENARIO_BYTES, 32 MiB) plus room for the rest of the form.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 33 * 1024 * 1024
+# A file opened on the page is an upload; the first handler stops it past the scenario limit.
+FILE_UPLOAD_HANDLERS = [
+    "allocator.uploads.ScenarioSizeLimit",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # Development serves files from the app's static folders directly, so tests and `runserver`
 # work without `collectstatic`. Production serves compressed files with content hashes in

@@ -117,8 +117,12 @@ HOSTILE = {
                    b"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
                    b"f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
                    b"h: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", 2, "alias"),
+    "alias bomb in opaque parameters": (
+        b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  config:\n  - opaque:\n"
+        b"      driver: gpu.example.com\n      parameters:\n        blob: &s " + b"x" * 10_000
+        + b"\n        copies: [" + b", ".join([b"*s"] * 100_000) + b"]\n", 2, "opaque.parameters"),
     "deep block nesting": (b"- " * 20000 + b"x\n", 2, "nest"),
-    "oversize input": (b"#" * (16 * 1024 * 1024 + 10), 2, "limit is 16777216 bytes"),
+    "oversize input": (b"#" * (32 * 1024 * 1024 + 10), 2, "limit is 33554432 bytes"),
     "deep flow nesting": (b"[" * 20000 + b"]" * 20000, 2, "nest"),
     "invalid utf-8": (b"apiVersion: v1\nkind: Node\nmetadata: {name: \xff\xfe}\n", 2, "UTF-8"),
     "binary garbage": (bytes(range(256)) * 40, 2, ""),

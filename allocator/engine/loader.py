@@ -24,6 +24,7 @@ import gc
 import json
 import re
 import struct
+import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,11 +37,12 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from allocator.engine.problems import ERROR, WARNING, Problem
 
-MAX_BYTES = 16 * 1024 * 1024
+MAX_BYTES = 32 * 1024 * 1024  # a 1,000-node GPU cluster dump is about 30 MB
 MAX_DEPTH = 100  # Kubernetes objects nest about 12 deep; libyaml's composer recurses in C.
 MAX_PROBLEMS = 100
 MAX_DOCUMENTS = 100_000  # libyaml needs ~6 us per document: 4 million `---` would take 25 s
 MIN_ALIAS_NODES = 200_000
+MIN_ALIAS_CHARS = 1024 * 1024  # and twice the text: one long string aliased many times is a bomb too
 
 _STR = "tag:yaml.org,2002:str"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -55,6 +57,9 @@ class RawObject:
     data: dict  # the parsed mapping: plain dicts, lists, str, int, float, bool, None
     ref: tuple  # (document_index,) or (document_index, item_index) for an item of a List
     line: int | None  # 1-based line where the object (or List item) starts
+    # Results derived from `data` alone (validation), kept with the document's cached parse so
+    # that an unchanged document is not checked again; `data` must never be modified.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -83,21 +88,24 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
         return Loaded([], [decoded])
     text = decoded
 
-    with _gc_paused():
+    with gc_paused():
         docs = _load_json(text) if _looks_like_json(text) else None
         problems: list[Problem] = []
         if docs is None:
             problem = _depth_problem(text)
             if problem is not None:
                 return Loaded([], [problem])
-            docs, problems = _load_yaml(text)
+            docs, problems = _load_documents(text)
             if _may_have_aliases(text):
-                problem = _alias_problem(docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)))
+                problem = _alias_problem(
+                    docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)), char_limit=MIN_ALIAS_CHARS + 2 * len(text)
+                )
                 if problem is not None:
-                    return Loaded([], [problem])
+                    positions = _Positions(text, docs)
+                    return Loaded([], [_locate_alias_problem(problem, docs, positions)], positions)
 
-    positions = _Positions(text, docs)
-    objects, object_problems = _objects(docs, positions)
+        positions = _Positions(text, docs)
+        objects, object_problems = _objects(docs, positions)
     problems = _capped(object_problems + problems)  # a fatal parse error comes after what was read
     return Loaded(objects, problems, positions)
 
@@ -120,7 +128,7 @@ def _capped(problems: list[Problem]) -> list[Problem]:
 
 
 @contextmanager
-def _gc_paused():
+def gc_paused():
     """Parsing allocates millions of objects and frees none; the cycle collector would walk
     them again and again (a 6 MB List loads in 7 s with it, 2 s without). The switch is
     process-wide: another thread loading at the same time may get the collector back early,
@@ -208,6 +216,24 @@ _FLOW_OPEN_REVERSED = re.compile(
     r"(?=[ \t]*+(?:[^\s\[\]{},&!]*+[&!][ \t]*+)*+(?:[\n\r\x85\u2028\u2029:,\[{?-]|\Z))"
 )
 _FLOW_OPEN_LIMIT = MAX_DEPTH - 2 * _DEEP_BLOCK_PREFIX
+# Generated YAML writes small flow collections on one line by the thousand (`{string: a100}`,
+# `{value: '7'}`), too many to count as possible nesting. A flat one, with no bracket, `#` or
+# line break inside and quotes only where a quoted scalar starts (right after `[`, `{`, `,` or
+# `: `, or `:` just after a quoted key) and no tag (`!<a,'b>` may hold quotes), ends at its first
+# closing bracket, so it holds exactly one level: replacing it with a scalar lowers the nesting
+# by at most one. A bracket that is not a collection at all (in a comment, a quoted or block
+# scalar) is cut out with no collection inside it. So after n rounds of cutting, the nesting is
+# at most n plus the count on what is left.
+_BREAKS = r"\n\r\x85\u2028\u2029"
+_FLOW_QUOTED = (
+    r"(?:'(?:[^'\[\]{}%s]|'')*+'|\"(?:[^\"\\\[\]{}%s]|\\[^\[\]{}%s])*+\")" % (_BREAKS, _BREAKS, _BREAKS)
+)
+_FLAT_FLOW = re.compile(
+    r"[\[{](?=[^'\"\[\]{}%s]*+['\"])[ \t]*+%s?(?:(?<=,)[ \t]*+%s|(?<=:)[ \t]++%s|(?<=['\"]:)%s|[^'\"#!\[\]{}%s])*+[\]}]"
+    % (_BREAKS, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _BREAKS)
+)  # (the lookahead sends collections without quotes to the faster pattern below)
+_FLAT_FLOW_UNQUOTED = re.compile(r"[\[{][^'\"#!\[\]{}%s]*+[\]}]" % _BREAKS)  # the common case, faster
+_FLAT_FLOW_ROUNDS = 3
 
 
 def _depth_problem(text: str) -> Problem | None:
@@ -242,8 +268,21 @@ def _may_be_deep(text: str) -> bool:
     openers = text.count("[") + text.count("{") - text.count("[]") - text.count("{}")
     if openers <= _FLOW_OPEN_LIMIT:
         return False
+    limit = _FLOW_OPEN_LIMIT
+    closers = text.count("]") + text.count("}")
+    for _ in range(_FLAT_FLOW_ROUNDS if 4 * closers >= openers else 0):
+        text, cut = _FLAT_FLOW_UNQUOTED.subn("x", text)
+        text, more = _FLAT_FLOW.subn("x", text)
+        if not cut + more:
+            break
+        limit -= 1
+        before, openers = openers, text.count("[") + text.count("{")
+        if openers <= limit:
+            return False
+        if 4 * (cut + more) < before:
+            break  # mostly nested rather than flat: measured exactly below
     for count, _ in enumerate(_FLOW_OPEN_REVERSED.finditer(text[::-1]), start=1):
-        if count > _FLOW_OPEN_LIMIT:
+        if count > limit:
             return True
     return False
 
@@ -464,6 +503,114 @@ class _Doc:
     span: tuple | None  # (start offset, end offset, 0-based line, 0-based column)
     item_spans: list | None = None  # for a List (or a JSON array): one span per item
     issues: list = field(default_factory=list)  # (doc-relative path, message, line, column, severity)
+    memos: dict = field(default_factory=dict)  # () for the document, (item index,) -> RawObject.memo
+
+    def shifted(self, index: int, offset: int, lines: int) -> "_Doc":
+        """This document as read from a stream where its text starts `offset` characters and
+        `lines` lines further on, as document `index`."""
+        if not offset and not lines and index == self.index:
+            return self
+
+        def move(span):
+            return (span[0] + offset, span[1] + offset, span[2] + lines, span[3])
+
+        return _Doc(
+            index, self.data, move(self.span) if self.span is not None else None,
+            [move(span) for span in self.item_spans] if self.item_spans is not None else None,
+            [(path, message, line + lines, column, severity) for path, message, line, column, severity in self.issues],
+            self.memos,
+        )
+
+
+# -- documents, each read once ----------------------------------------------------
+#
+# Editing one document of a long stream should not read the others again. A `---` line at
+# column 0 always starts a new document for libyaml (in a quoted scalar or an open flow
+# collection it is an error, so the stream is read whole then), so the text between two such
+# lines reads the same alone as within the stream: each piece is parsed on its own and cached by
+# its text, with positions relative to its start, and shifted to where it is now. Anything
+# unusual (directives, line breaks other than \n and \r\n, a piece that does not read cleanly)
+# reads the whole stream in one go, as before, so answers and positions never depend on the cache.
+
+CACHE_CHARS = 8 * 1024 * 1024  # text of the cached pieces; their parsed form is ~25 times larger
+_pieces: OrderedDict = OrderedDict()  # piece text -> list of _Doc, least recently used first
+_pieces_chars = 0
+_pieces_lock = threading.Lock()
+
+
+def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
+    pieces = _pieces_of(text)
+    if pieces is None:
+        return _load_yaml(text)
+    keep = len(text) <= CACHE_CHARS
+    docs: list[_Doc] = []
+    problems: list[Problem] = []
+    errors = 0
+    for offset, lines, piece in pieces:
+        with _pieces_lock:
+            cached = _pieces.get(piece)
+            if cached is not None:
+                _pieces.move_to_end(piece)
+        if cached is None:
+            cached, piece_problems = _load_yaml(piece)
+            if piece_problems:
+                return _load_yaml(text)  # the stream's own answer, located in the stream
+            if keep:
+                _remember(piece, cached)
+        for doc in cached:
+            if len(docs) == MAX_DOCUMENTS:
+                problems.append(Problem(f"the stream has more than {MAX_DOCUMENTS} documents"))
+                return docs, problems
+            docs.append(doc.shifted(len(docs), offset, lines))
+            errors += sum(1 for issue in doc.issues if issue[4] == ERROR)
+            if errors > MAX_PROBLEMS:
+                return docs, problems
+    return docs, problems
+
+
+def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
+    """(offset, lines before it, text) of each piece that starts at a `---` line; None when the
+    stream must be read whole."""
+    if text.count("\n---") > MAX_DOCUMENTS or text.startswith("%") or "\n%" in text:
+        return None  # too many documents to read one by one, or directives (which precede a `---`)
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return None
+    if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
+        return None
+    starts = [0]
+    at = text.find("\n---")
+    while at >= 0:  # str.find: a multi-line regex would try every position of the text
+        after = at + 4
+        if after == len(text) or text[after] in " \t\r\n":
+            starts.append(at + 1)
+        at = text.find("\n---", after)
+    starts.append(len(text))
+    pieces, lines = [], 0
+    for start, end in zip(starts, starts[1:]):
+        piece = text[start:end]
+        pieces.append((start, lines, piece))
+        lines += piece.count("\n")
+    return pieces
+
+
+def _remember(piece: str, docs: list[_Doc]) -> None:
+    global _pieces_chars
+    with _pieces_lock:
+        if piece in _pieces:
+            return
+        _pieces[piece] = docs
+        _pieces_chars += len(piece)
+        while _pieces_chars > CACHE_CHARS and _pieces:
+            old, _ = _pieces.popitem(last=False)
+            _pieces_chars -= len(old)
+
+
+def clear_cache() -> None:
+    """Forget every cached document (tests, benchmarks)."""
+    global _pieces_chars
+    with _pieces_lock:
+        _pieces.clear()
+        _pieces_chars = 0
 
 
 def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
@@ -601,17 +748,24 @@ def _may_have_aliases(text: str) -> bool:
     return "*" in text and _ANCHOR.search(text) is not None
 
 
-def _alias_problem(docs: list[_Doc], *, limit: int) -> Problem | None:
-    """Aliases become shared objects: cheap to load, explosive to walk. Count the tree as any
-    walk would see it (every shared object counted each time it is reached), memoised per object."""
+def _alias_problem(docs: list[_Doc], *, limit: int, char_limit: int) -> Problem | None:
+    """Aliases become shared objects: cheap to load, explosive to walk or to print. Count the
+    tree as any walk would see it (every shared object counted each time it is reached),
+    memoised per object: its nodes, and the characters of its strings (a 10 KB string aliased
+    100,000 times is a gigabyte to anything that writes it out)."""
     sizes: dict = {}
-    total = 0
+    nodes = chars = 0
     for doc in docs:
-        size = _expanded_size(doc.data, sizes, limit)
-        total += size
-        if total > limit:
+        doc_nodes, doc_chars = _expanded_size(doc.data, sizes, limit, char_limit)
+        nodes, chars = nodes + doc_nodes, chars + doc_chars
+        if nodes > limit or chars > char_limit:
             line = doc.span[2] + 1 if doc.span else None
-            what = "form a cycle" if size == float("inf") else f"expand to more than {limit} nodes"
+            if doc_nodes == float("inf"):
+                what = "form a cycle"
+            elif nodes > limit:
+                what = f"expand to more than {limit} nodes"
+            else:
+                what = f"expand to more than {char_limit} characters of text"
             return Problem(
                 f"YAML aliases {what} (document {doc.index + 1}); Kubernetes refuses such input too",
                 line=line,
@@ -620,32 +774,76 @@ def _alias_problem(docs: list[_Doc], *, limit: int) -> Problem | None:
     return None
 
 
-def _expanded_size(root, sizes: dict, limit: int) -> float:
+def _locate_alias_problem(problem: Problem, docs: list[_Doc], positions: "_Positions") -> Problem:
+    """Name the object, and the field where the expansion happens: from the document down,
+    follow the child holding most of the expanded text while it holds most of it."""
+    doc = docs[problem.ref[0]]
+    sizes: dict = {}
+    _expanded_size(doc.data, sizes, float("inf"), float("inf"))
+
+    def chars(value):
+        if isinstance(value, (dict, list)):
+            return sizes.get(id(value), (0, 0))[1]
+        return len(value) if isinstance(value, str) else 1
+
+    path: tuple = ()
+    node = doc.data
+    while isinstance(node, (dict, list)):
+        members = node.items() if isinstance(node, dict) else enumerate(node)
+        heaviest = max(members, key=lambda member: chars(member[1]), default=None)
+        if heaviest is None or 2 * chars(heaviest[1]) < chars(node):
+            break
+        path += (heaviest[0],)
+        node = heaviest[1]
+    ref = (doc.index,)
+    if doc.item_spans is not None:
+        if isinstance(doc.data, list) and path:
+            ref, path = (doc.index, path[0]), path[1:]
+        elif len(path) >= 2 and path[0] == "items":
+            ref, path = (doc.index, path[1]), path[2:]
+    item = doc.data if len(ref) == 1 else (doc.data[ref[1]] if isinstance(doc.data, list) else doc.data["items"][ref[1]])
+    kind, name = _identity(item)
+    position = positions.position(ref, path) or (problem.line, None)
+    return Problem(problem.message, kind=kind, name=name, path=path, line=position[0], column=position[1], ref=ref)
+
+
+def _expanded_size(root, sizes: dict, limit: int, char_limit: int) -> tuple[float, int]:
+    """(nodes, characters of strings) of `root` with every alias expanded, each capped just
+    above its limit; nodes is infinite for a cycle."""
     if not isinstance(root, (dict, list)):
-        return 1
+        return 1, len(root) if isinstance(root, str) else 1
     active = set()  # containers on the current path, to see cycles
     stack = [(root, False)]
     while stack:
         obj, finished = stack.pop()
         key = id(obj)
-        children = obj.values() if isinstance(obj, dict) else obj
         if finished:
-            size = 1 + (len(obj) if isinstance(obj, dict) else 0)
+            if isinstance(obj, dict):
+                size, chars = 1 + len(obj), sum(len(k) if isinstance(k, str) else 1 for k in obj)
+                children = obj.values()
+            else:
+                size, chars, children = 1, 0, obj
             for child in children:
-                size += sizes[id(child)] if isinstance(child, (dict, list)) else 1
-            sizes[key] = min(size, limit + 1)
+                if isinstance(child, (dict, list)):
+                    child_size, child_chars = sizes[id(child)]
+                    size += child_size
+                    chars += child_chars
+                else:
+                    size += 1
+                    chars += len(child) if isinstance(child, str) else 1
+            sizes[key] = (min(size, limit + 1), min(chars, char_limit + 1))
             active.discard(key)
             continue
         if key in sizes:
             continue
         if key in active:
-            return float("inf")
+            return float("inf"), 0
         active.add(key)
         stack.append((obj, True))
-        for child in children:
+        for child in obj.values() if isinstance(obj, dict) else obj:
             if isinstance(child, (dict, list)) and id(child) not in sizes:
                 if id(child) in active:
-                    return float("inf")
+                    return float("inf"), 0
                 stack.append((child, False))
     return sizes[id(root)]
 
@@ -811,7 +1009,10 @@ def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject]
             if problem is not None:
                 add(problem)
             else:
-                objects.append(RawObject(item, ref, positions.object_line(ref)))
+                memo = doc.memos.get(ref[1:])
+                if memo is None:
+                    memo = doc.memos[ref[1:]] = {}
+                objects.append(RawObject(item, ref, positions.object_line(ref), memo))
         for leftover in issues_by_ref.values():  # e.g. a duplicate key in a List's own fields
             for path, message, line, column, severity in leftover:
                 add(Problem(message, path=path, line=line, column=column, severity=severity, ref=(doc.index,)))
@@ -997,7 +1198,7 @@ class _Positions:
     def _compose_from_stream(self, ref: tuple):
         """The slow way: compose the stream up to the object's document."""
         try:
-            with _gc_paused():
+            with gc_paused():
                 for index, node in enumerate(yaml.compose_all(self.text, Loader=yaml.CSafeLoader)):
                     if index == ref[0]:
                         break

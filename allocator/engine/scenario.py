@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from allocator.engine import cel, convert
 from allocator.engine.apiserver import drop_disabled_fields
 from allocator.engine.gates import FeatureGates
-from allocator.engine.loader import Loaded, load_scenario
+from allocator.engine.loader import Loaded, gc_paused, load_scenario
 from allocator.engine.objects import (
     DeviceClass,
     Node,
@@ -50,6 +50,13 @@ class Scenario:
     @property
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == WARNING]
+
+    def for_display(self) -> "Scenario":
+        """The scenario as a page shows it beside the outcome: without the loader's source index
+        and without device lists (a cluster dump's slices hold most of it; a page needs their
+        nodes and pools only), so that it is cheap to send between processes and to cache."""
+        slices = [replace(s, devices=(), shared_counters=()) for s in self.slices]
+        return replace(self, loaded=None, slices=slices)
 
     def locate(self, problem: Problem) -> Problem:
         """Fill in the source line of a problem that knows its object and path (for an object
@@ -96,6 +103,11 @@ def _lenient(path: tuple, message: str) -> bool:
 def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = None) -> Scenario:
     """Load and check a scenario. With `apiserver_gates`, objects are created afresh under those
     gates (gated fields dropped, as a skewed kube-apiserver would); otherwise they count as stored."""
+    with gc_paused():  # objects by the hundred thousand, none of them garbage yet
+        return _read(text, apiserver_gates)
+
+
+def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
     loaded = load_scenario(text)
     scenario = Scenario(loaded=loaded)
     scenario.problems.extend(loaded.problems)
@@ -106,8 +118,11 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
         data = raw.data
         kind, api_version = data.get("kind"), data.get("apiVersion")
         name = object_name(data)
+        memo = raw.memo  # shared with every later read of the same document text
         if convert.convertible(data):
-            conversion = convert.to_v1(data)
+            conversion = memo.get("v1")
+            if conversion is None:
+                conversion = memo["v1"] = convert.to_v1(data)
             scenario.conversions[raw.ref] = conversion
             entry = converted.setdefault((api_version, kind), [0, {}, raw.ref, name])
             entry[0] += 1
@@ -131,12 +146,17 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
                 ignored[f"{api_version} {kind}"] = (count + 1, first)
             continue
         if apiserver_gates is not None:
-            data, dropped = drop_disabled_fields(data, apiserver_gates)
+            created = memo.get(("created", apiserver_gates))
+            if created is None:
+                created = memo[("created", apiserver_gates)] = drop_disabled_fields(data, apiserver_gates)
+            data, dropped = created
             for path, gate in dropped:
                 scenario.problems.append(Problem(
                     f"dropped on create: the kube-apiserver has {gate} disabled",
                     kind=kind, name=name, path=path, severity=WARNING, code=DROPPED_ON_CREATE, ref=raw.ref))
-        field_errors = validate(data, cel_check=cel_check)
+        field_errors = memo.get(("valid", apiserver_gates))
+        if field_errors is None:
+            field_errors = memo[("valid", apiserver_gates)] = validate(data, cel_check=cel_check)
         bad = False
         for fe in field_errors:
             severity, message = fe.severity, fe.message

@@ -282,12 +282,76 @@ def _show(value) -> str:
     if isinstance(value, Quantity):
         return json.dumps(str(value))
     if isinstance(value, (dict, list)):
+        text = ""
         try:
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-        except (ValueError, TypeError, RecursionError):
+            for piece in _json_pieces(value):
+                text += piece
+                if len(text) > 80:
+                    break
+        except (ValueError, TypeError):
             text = "{...}" if isinstance(value, dict) else "[...]"
         return text if len(text) <= 80 else text[:77] + "..."
     return json.dumps(str(value), ensure_ascii=False)
+
+
+def _json_pieces(value):
+    """The text of `json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)`,
+    piece by piece, so that a caller can stop early: a value built from YAML aliases may be
+    small in memory and gigabytes as text."""
+    frames: list = []  # [items, closing bracket, first, container] for each container being written
+    item, pending = value, True
+    while True:
+        if pending:
+            if isinstance(item, (dict, list)):
+                if any(item is frame[3] for frame in frames):
+                    raise ValueError("Circular reference detected")
+                is_dict = isinstance(item, dict)
+                yield "{" if is_dict else "["
+                frames.append([iter(item.items() if is_dict else item), "}" if is_dict else "]", True, item])
+            else:
+                yield json.dumps(item, ensure_ascii=False, default=str)
+        if not frames:
+            return
+        frame = frames[-1]
+        following = next(frame[0], _END)
+        if following is _END:
+            frames.pop()
+            yield frame[1]
+            pending = False
+            continue
+        if not frame[2]:
+            yield ","
+        frame[2] = False
+        if frame[1] == "}":
+            key, item = following
+            yield _json_key(key) + ":"
+        else:
+            item = following
+        pending = True
+
+
+_END = object()
+
+
+def _json_key(key) -> str:
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    if isinstance(key, bool) or key is None:
+        return f'"{json.dumps(key)}"'
+    if isinstance(key, (int, float)):
+        return json.dumps(json.dumps(key))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def _json_nbytes_over(value, limit: int) -> bool:
+    """Whether the JSON text of `value` is longer than `limit` UTF-8 bytes, written only as far
+    as needed to tell."""
+    total = 0
+    for piece in _json_pieces(value):
+        total += len(piece) if piece.isascii() else _nbytes(piece)
+        if total > limit:
+            return True
+    return False
 
 
 def _key_str(key) -> str:
@@ -800,11 +864,11 @@ class _Checker:
             return
         parameters = opaque["parameters"]
         try:
-            raw = json.dumps(parameters, ensure_ascii=False, separators=(",", ":"), default=str)
-        except (ValueError, TypeError, RecursionError):
+            too_long = _json_nbytes_over(parameters, OPAQUE_PARAMETERS_MAX_LENGTH)
+        except (ValueError, TypeError):
             self.invalid(parameters_path, "<value omitted>", "must be a valid JSON object")
             return
-        if _nbytes(raw) > OPAQUE_PARAMETERS_MAX_LENGTH:
+        if too_long:
             self.too_long(parameters_path, OPAQUE_PARAMETERS_MAX_LENGTH)
         elif not isinstance(parameters, dict):
             self.invalid(parameters_path, "<value omitted>", "must be a valid JSON object")

@@ -294,6 +294,21 @@ def test_alias_bomb_is_refused():
     assert loaded.objects == []
 
 
+def test_one_long_string_aliased_many_times_is_refused_naming_the_object_and_field():
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: worker-1}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec:\n"
+        "  devices:\n    config:\n    - opaque:\n        driver: d.example.com\n        parameters:\n"
+        f"          blob: &s {'x' * 10_000}\n          copies: [{', '.join(['*s'] * 100_000)}]\n"
+    )
+    problem = only_error(load_quickly(text))
+
+    assert problem.message.startswith("YAML aliases expand to more than ")
+    assert "characters of text (document 2)" in problem.message
+    assert (problem.kind, problem.name, problem.line) == ("ResourceClaim", "ns/c", 15)
+    assert problem.path == ("spec", "devices", "config", 0, "opaque", "parameters", "copies")
+
+
 def test_aliases_that_stay_small_are_allowed():
     text = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: &l {app: web}\n  annotations: *l\n"
     loaded = load_quickly(text)
@@ -363,6 +378,46 @@ def test_brackets_in_cel_expressions_do_not_count_as_nesting():
 
     assert loaded.problems == [] and len(loaded.objects) == 200
     assert not loader_module._may_be_deep(text)  # no second pass over the events was needed
+
+
+FLOW_SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: worker-N-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: worker-N
+  pool: {name: worker-N, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {model: {string: A100}, index: {int: 0}, uuid: {string: 'GPU-0'}}
+    capacity: {memory: {value: "40Gi"}}
+"""
+
+
+def test_small_flow_collections_by_the_thousand_do_not_count_as_nesting():
+    text = "---\n".join(FLOW_SLICE.replace("N", str(n)) for n in range(500))
+    loaded = load_quickly(text)
+
+    assert loaded.problems == [] and len(loaded.objects) == 500
+    assert not loader_module._may_be_deep(text)  # no second pass over the events was needed
+
+
+@pytest.mark.parametrize(
+    "deep",
+    [
+        pytest.param("[" * 150 + "{a: b}" + "]" * 150, id="sequences-around-a-flat-mapping"),
+        pytest.param("{a: " * 150 + "[x, 'y']" + "}" * 150, id="mappings-around-a-flat-sequence"),
+        # `a:'b` is one plain scalar: the quote does not start a string, the `}` closes nothing
+        pytest.param("{a:'b, 'c}' }, " * 150 + "x" + "}" * 150, id="quote-inside-a-plain-scalar"),
+    ],
+)
+def test_deep_nesting_hidden_among_flat_flow_collections_is_still_measured(deep):
+    text = "---\n".join(FLOW_SLICE.replace("N", str(n)) for n in range(100)) + "---\nkey: " + deep + "\n"
+
+    assert loader_module._may_be_deep(text)
+    if deep.startswith("[" * 150):
+        assert only_error(load_quickly(text)).message.startswith("nesting is deeper than 100 levels")
 
 
 def test_oversize_input_is_refused_before_parsing():
@@ -591,3 +646,103 @@ def test_objects_hold_only_plain_data():
         return value is None or isinstance(value, (str, int, float, bool))
 
     assert plain(data)
+
+
+# -- documents read once -------------------------------------------------------------
+
+
+def _as_read(loaded: Loaded) -> tuple:
+    """Everything a reader of a Loaded sees: objects, their lines, problems, and positions inside."""
+    objects = [(o.data, o.ref, o.line) for o in loaded.objects]
+    problems = [(p.message, p.line, p.column, p.path, p.ref, p.severity) for p in loaded.problems]
+    positions = [loaded.line_of(o.ref, ("metadata", "name")) for o in loaded.objects]
+    return objects, problems, positions
+
+
+def _uncached(text) -> Loaded:
+    loader_module.clear_cache()
+    loaded = load_scenario(text)
+    loader_module.clear_cache()
+    return loaded
+
+
+def _counting_parses(monkeypatch) -> list:
+    parsed = []
+    real = loader_module._load_yaml
+
+    def counting(text):
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(loader_module, "_load_yaml", counting)
+    return parsed
+
+
+def test_editing_one_document_reads_only_that_document_again(monkeypatch):
+    loader_module.clear_cache()
+    load_scenario("---\n".join([NODE, SLICE, CLAIM]))
+    parsed = _counting_parses(monkeypatch)
+
+    edited = "---\n".join([NODE, SLICE, CLAIM.replace("claim-0", "claim-1")])
+    loaded = load_scenario(edited)
+
+    assert parsed == ["---\n" + CLAIM.replace("claim-0", "claim-1")]
+    assert _as_read(loaded) == _as_read(_uncached(edited))
+
+
+def test_lines_shift_when_an_earlier_document_grows():
+    duplicate = CLAIM.replace("  namespace: team-a\n", "  namespace: team-a\n  namespace: team-b\n")
+    before = "---\n".join([NODE, SLICE, duplicate])
+    after = "---\n".join(["# a comment\n# and another\n" + NODE, SLICE + "  # note\n", duplicate])
+    load_scenario(before)
+
+    loaded = load_scenario(after)
+
+    problem = only_error(loaded)
+    assert (problem.message, problem.line) == ('duplicate key "namespace"', 29)
+    assert loaded.objects[2].line == 24 and loaded.line_of((2,), ("spec", "devices")) == (31, 3)
+    assert _as_read(loaded) == _as_read(_uncached(after))
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: [\n", id="syntax-error"),
+        pytest.param("apiVersion: v1\nkind: Node\nmetadata: !!set {a: b}\n", id="refused-tag"),
+        pytest.param("apiVersion: v1\nkind: Nöde\x07\n", id="control-character"),
+        pytest.param('apiVersion: v1\nkind: "Node\n---\n"\n', id="document-marker-inside-a-string"),
+    ],
+)
+def test_a_document_that_does_not_read_gives_the_streams_own_answer(broken):
+    text = "---\n".join([NODE, SLICE, broken, CLAIM])
+    load_scenario("---\n".join([NODE, SLICE, CLAIM]))  # the other documents are cached
+
+    assert _as_read(load_scenario(text)) == _as_read(_uncached(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("%YAML 1.1\n---\n" + NODE + "---\n" + CLAIM, id="directive"),
+        pytest.param(("---\n".join([NODE, SLICE, CLAIM])).replace("\n", "\r\n"), id="crlf"),
+        pytest.param(("---\n".join([NODE, SLICE, CLAIM])).replace("\n", "\r"), id="cr"),
+        pytest.param(NODE + "...\n---\n" + CLAIM + "--- \n", id="document-end-and-empty-document"),
+        pytest.param("# only a comment\n---\n" + NODE + "---\n---\n" + CLAIM, id="leading-comment"),
+        pytest.param("a: &x [1]\n---\nb: *x\n", id="alias-to-an-earlier-document"),
+    ],
+)
+def test_unusual_streams_read_the_same_cached_or_not(text):
+    first = _as_read(_uncached(text))
+    load_scenario(text)
+
+    assert _as_read(load_scenario(text)) == first
+
+
+def test_an_unchanged_document_keeps_its_memo_across_reads():
+    loader_module.clear_cache()
+    first = load_scenario("---\n".join([SLICE, NODE, CLAIM]))
+    first.objects[1].memo["seen"] = True
+
+    again = load_scenario("---\n".join([SLICE.replace("gpu-1", "gpu-2"), CLAIM, NODE]))
+
+    assert again.objects[2].memo == {"seen": True} and again.objects[1].memo == {} == again.objects[0].memo

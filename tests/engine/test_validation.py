@@ -4,6 +4,7 @@ import dataclasses
 import glob
 import os
 import random
+import time
 
 import pytest
 import yaml
@@ -696,6 +697,24 @@ def test_claim_config_needs_opaque_driver_and_object_parameters():
     )
     config[:] = [{"opaque": {"driver": "d", "parameters": {}}}] * 33
     assert the_error(claim, ("spec", "devices", "config")) == "Too many: 33: must have at most 32 items"
+
+
+def test_parameters_that_share_one_long_string_are_measured_without_writing_them_out():
+    """10 KB aliased 100,000 times (YAML `*s`) is one string in memory and a gigabyte as JSON."""
+    shared = "x" * 10_000
+    claim = resource_claim()
+    claim["spec"]["devices"]["config"][0] = {
+        "opaque": {"driver": "d.example.com", "parameters": {"copies": [shared] * 100_000, "wrong": 5}}}
+    claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = [shared] * 100_000
+    start = time.perf_counter()
+
+    found = messages(claim)
+
+    assert time.perf_counter() - start < 2
+    assert found[("spec", "devices", "config", 0, "opaque", "parameters")] == [
+        "Too long: may not be more than 10240 bytes"]
+    wrong_type = found[("spec", "devices", "requests", 0, "exactly", "deviceClassName")][0]
+    assert wrong_type.startswith('Invalid value: ["xxxx') and len(wrong_type) < 200
 
 
 def test_admin_access_must_be_a_boolean():

@@ -103,13 +103,14 @@ def test_a_chunked_share_is_stored_byte_for_byte(client):
     assert SharedScenario.objects.get(pk=response.json()["id"]).scenario == SIMPLE.scenario
 
 
-def test_a_chunked_body_over_the_limit_is_a_413_without_reading_it_all(client, monkeypatch):
+def test_a_chunked_body_over_the_limit_is_a_413_without_reading_it_all(client, monkeypatch, settings):
     from allocator import middleware
 
     big = b"#" * (MAX_SCENARIO_BYTES + 1)
     response = chunked(client, "/api/v1/allocate", big)
-    assert response.status_code == 413 and "2,097,152" in response.json()["message"]
+    assert response.status_code == 413 and f"{MAX_SCENARIO_BYTES:,}" in response.json()["message"]
     monkeypatch.setattr(middleware, "DRAIN_BYTES", 1024 * 1024)
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024  # any body over it, whatever the view's own limit
     huge = io.BytesIO(b"#" * (20 * 1024 * 1024))
     response = chunked(client, "/api/v1/scenarios", b"", **{"wsgi.input": huge})
     assert response.status_code == 413 and "more than 8,388,608 bytes" in response.json()["message"]

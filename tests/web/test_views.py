@@ -85,7 +85,8 @@ def test_scenario_strings_are_escaped(client):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
 
 
-def test_oversize_paste_is_refused_with_its_size(client):
+def test_oversize_paste_is_refused_with_its_size(client, monkeypatch):
+    monkeypatch.setattr("allocator.pages.MAX_SCENARIO_BYTES", 2 * 1024 * 1024)  # the real limit is 32 MiB
     data = {"scenario": "#" * (2 * 1024 * 1024 + 10), "gates-submitted": "1"}
     plain = client.post("/", data)
     assert plain.status_code == 413
@@ -135,7 +136,8 @@ def test_api_status_codes_for_invalid_and_unsatisfiable(client):
     assert gates.status_code == 400
 
 
-def test_api_refuses_oversize_bodies(client):
+def test_api_refuses_oversize_bodies(client, monkeypatch):
+    monkeypatch.setattr("allocator.views.MAX_SCENARIO_BYTES", 2 * 1024 * 1024)  # the real limit is 32 MiB
     response = client.post("/api/v1/allocate", "#" * (2 * 1024 * 1024 + 1), content_type="application/yaml")
     assert response.status_code == 413
 
