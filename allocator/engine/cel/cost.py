@@ -152,6 +152,10 @@ _STRING_RELATIONS = {
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes",
     "equals", "not_equals",
 }
+# Parsers of the IP, CIDR and URL libraries cost a scan of their string.
+_STRING_PARSERS = {"string_to_ip", "is_ip", "ip_is_canonical", "string_to_cidr", "is_cidr", "string_to_url",
+                   "is_url_string"}
+_UNIT_EQUALITY = (t.QUANTITY_TYPE.name, t.SEMVER_TYPE.name, t.IP_TYPE.name, t.CIDR_TYPE.name, t.URL_TYPE.name)
 _UNIT_FUNCTIONS = {
     "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan",
     "compareTo", "add", "sub", "major", "minor", "patch",
@@ -547,7 +551,7 @@ class Estimator:
             str_cost = factor(add(size, fixed(1)), STRING_FACTOR)
             regex_cost = factor(self.est_size(args[0]), REGEX_FACTOR)
             return mul(str_cost, regex_cost), (0, size[1])
-        if function in ("quantity", "isQuantity", "semver", "isSemver"):
+        if function in ("quantity", "isQuantity", "semver", "isSemver") or overload_id in _STRING_PARSERS:
             if not args:
                 return None
             return factor(self.est_size(args[0]), STRING_FACTOR), None
@@ -555,7 +559,7 @@ class Estimator:
             return fixed(1), None
         if function == "_==_" and len(args) == 2:
             lhs, rhs = args[0].type, args[1].type
-            if lhs == rhs and lhs.kind == t.STRUCT and lhs.name in (t.QUANTITY_TYPE.name, t.SEMVER_TYPE.name):
+            if lhs == rhs and lhs.kind == t.STRUCT and lhs.name in _UNIT_EQUALITY:
                 return fixed(1), None
         return None
 

@@ -173,6 +173,9 @@ _COST_BY_OVERLOAD = {
     "in_list": _cost_in_list,
     "add_string": _cost_sum_size, "add_bytes": _cost_sum_size,
     "matches_string": _cost_regex, "contains_string": _cost_contains,
+    "string_to_ip": _cost_string_scan, "is_ip": _cost_string_scan, "ip_is_canonical": _cost_string_scan,
+    "string_to_cidr": _cost_string_scan, "is_cidr": _cost_string_scan,
+    "string_to_url": _cost_string_scan, "is_url_string": _cost_string_scan,
 }
 for _relation in ("less", "greater", "less_equals", "greater_equals"):
     for _kind in ("string", "bytes"):

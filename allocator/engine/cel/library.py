@@ -116,6 +116,19 @@ def declare(name: str, *overloads: tuple, impl=None, factory=None, registry: dic
     target[name] = Function(name, [_overload(oid, sig) for oid, sig in overloads], impl, factory)
 
 
+def extend(name: str, *overloads: tuple, handles, impl):
+    """Add overloads to a declared function: `impl` serves the calls `handles(*args)` accepts,
+    the existing implementation every other call."""
+    function = FUNCTIONS[name]
+    function.overloads = function.overloads + [_overload(oid, sig) for oid, sig in overloads]
+    previous = function.impl
+
+    def call(*args):
+        return impl(*args) if handles(*args) else previous(*args)
+
+    function.impl = call
+
+
 def no_overload(function: str, *args) -> EvalError:
     return EvalError(f"no such overload: {function}({', '.join(type_name(a) for a in args)})")
 
@@ -1678,3 +1691,6 @@ TYPE_IDENT_VALUES = {
     "bytes": "bytes", "list": "list", "map": "map", "null_type": "null_type", "type": "type",
     "optional_type": "optional_type",
 }
+
+# The libraries kept in modules of their own register their functions on import.
+from . import lib_ip, lib_time, lib_url  # noqa: E402,F401

@@ -96,6 +96,9 @@ TIMESTAMP_TYPE = CelType(TIMESTAMP, "google.protobuf.Timestamp")
 DURATION_TYPE = CelType(DURATION, "google.protobuf.Duration")
 QUANTITY_TYPE = CelType(STRUCT, "kubernetes.Quantity")
 SEMVER_TYPE = CelType(STRUCT, "kubernetes.Semver")
+IP_TYPE = CelType(STRUCT, "net.IP")
+CIDR_TYPE = CelType(STRUCT, "net.CIDR")
+URL_TYPE = CelType(STRUCT, "kubernetes.URL")
 DEVICE_TYPE_NAME = "kubernetes.DRADevice"
 
 
@@ -142,6 +145,9 @@ _NAMED = {
     "duration": DURATION_TYPE,
     "Quantity": QUANTITY_TYPE,
     "Semver": SEMVER_TYPE,
+    "IP": IP_TYPE,
+    "CIDR": CIDR_TYPE,
+    "URL": URL_TYPE,
 }
 
 
