@@ -76,6 +76,15 @@ class Oracle:
             raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
         return json.loads(answer)
 
+    def ask_cel(self, expression: str, *, gates: str = "", stored: bool = True) -> dict:
+        """Whether Kubernetes' DRA CEL compiler accepts the selector, and its estimated cost."""
+        self.proc.stdin.write(json.dumps({"cel": expression, "featureGates": gates, "stored": stored}) + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
+        return json.loads(answer)
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.stdin.close()
