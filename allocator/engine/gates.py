@@ -67,11 +67,6 @@ class FeatureGates:
         info = GATES.get(name)
         return info.default if info else False
 
-    def with_values(self, overrides: dict[str, bool]) -> "FeatureGates":
-        merged = dict(self.values)
-        merged.update(overrides)
-        return FeatureGates(tuple(sorted(merged.items())))
-
 
 def parse_gates(text: str | None) -> tuple[FeatureGates, list[str]]:
     """Parse `A=true,B=false` as the Kubernetes components do; returns the gates and warnings."""

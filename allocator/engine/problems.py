@@ -68,11 +68,3 @@ class Problem:
             "column": self.column,
             "message": self.message,
         }
-
-
-class InvalidScenario(Exception):
-    """The input cannot be allocated: it would be rejected before the scheduler sees it."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = list(problems)
-        super().__init__("; ".join(p.render() for p in self.problems[:5]))

@@ -13,7 +13,6 @@ _SEMVER = re.compile(
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?\Z"
 )
-_LENIENT = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)\Z", re.S)
 
 
 class SemverError(ValueError):
@@ -34,16 +33,6 @@ class Version:
         if not isinstance(text, str):
             raise SemverError("version must be a string")
         return _parse_cached(text)
-
-    @staticmethod
-    def parse_lenient(text: str) -> "Version":
-        """Accept 'v1', '1.2' and leading zeros by normalising to major.minor.patch first."""
-        match = _LENIENT.match(text.strip()) if isinstance(text, str) else None
-        if not match:
-            raise SemverError(f"Invalid semver: {text!r}")
-        major, minor, patch, rest = match.groups()
-        normal = f"{int(major)}.{int(minor or 0)}.{int(patch or 0)}{rest}"
-        return Version.parse(normal)
 
     def _format(self) -> str:
         text = f"{self.major}.{self.minor}.{self.patch}"

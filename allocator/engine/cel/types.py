@@ -76,10 +76,6 @@ class CelType:
             return False
         return all(a.equivalent(b) for a, b in zip(self.params, other.params))
 
-    @property
-    def is_dyn(self) -> bool:
-        return self.kind == DYN or self.kind == ANY
-
 
 DYN_TYPE = CelType(DYN, "dyn")
 ANY_TYPE = CelType(ANY, "google.protobuf.Any")
