@@ -22,7 +22,6 @@ from allocator.engine.validation import validate
 RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
 CORE_KINDS = {"Node", "Pod", "Namespace"}
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
-SELECTOR_MAX_COST = 1_000_000
 
 
 @dataclass
@@ -78,7 +77,7 @@ def cel_check(expression: str):
         program = cel.compile_selector(expression, cel.Options(stored=True, list_type_attributes=True))
     except cel.CelCompileError as exc:
         return ("invalid", f"compilation failed: {exc.message}")
-    if program.estimated_cost > SELECTOR_MAX_COST:
+    if program.estimated_cost > cel.COST_LIMIT:
         return ("forbidden", "too complex, exceeds cost limit")
     return None
 
