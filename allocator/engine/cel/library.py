@@ -19,7 +19,7 @@ from functools import lru_cache
 import re2
 
 from ..quantity import DECIMAL_EXPONENT, Quantity, QuantityError
-from ..semver import Version
+from ..semver import SemverError, Version
 from .errors import CelCostLimitError, EvalError
 from .types import CelType, parse_type
 from .values import (
@@ -1187,58 +1187,12 @@ def _q_sub(q, other):
 
 # -- Kubernetes semver ----------------------------------------------------------------------
 
-_DIGITS = set("0123456789")
-_ALNUM = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
-
-
 def parse_semver(text: str) -> Version:
-    """Strict semver 2.0.0 parsing with blang/semver's error messages."""
-    if not text:
-        raise EvalError("Version string empty")
-    parts = text.split(".", 2)
-    if len(parts) != 3:
-        raise EvalError("No Major.Minor.Patch elements found")
-    numbers = []
-    for label, part in (("major", parts[0]), ("minor", parts[1])):
-        numbers.append(_semver_number(label, part))
-    patch = parts[2]
-    build: tuple = ()
-    pre: tuple = ()
-    if "+" in patch:
-        patch, _, build_text = patch.partition("+")
-        build = tuple(build_text.split("."))
-    if "-" in patch:
-        patch, _, pre_text = patch.partition("-")
-        pre = tuple(pre_text.split("."))
-    numbers.append(_semver_number("patch", patch))
-    pre_parts = []
-    for item in pre:
-        if not item:
-            raise EvalError("Prerelease is empty")
-        if not set(item) <= _ALNUM:
-            raise EvalError(f'Invalid character(s) found in prerelease "{item}"')
-        if set(item) <= _DIGITS:
-            if len(item) > 1 and item[0] == "0":
-                raise EvalError(f'Numeric PreRelease version must not contain leading zeroes "{item}"')
-            pre_parts.append(int(item))
-        else:
-            pre_parts.append(item)
-    for item in build:
-        if not item:
-            raise EvalError("Build meta data is empty")
-        if not set(item) <= _ALNUM:
-            raise EvalError(f'Invalid character(s) found in build meta data "{item}"')
-    return Version(numbers[0], numbers[1], numbers[2], tuple(pre_parts), build, text)
-
-
-def _semver_number(label: str, part: str) -> int:
-    if not set(part) <= _DIGITS:
-        raise EvalError(f'Invalid character(s) found in {label} number "{part}"')
-    if len(part) > 1 and part[0] == "0":
-        raise EvalError(f'{label.capitalize()} number must not contain leading zeroes "{part}"')
-    if not part or int(part) > UINT64_MAX:
-        raise EvalError(f'strconv.ParseUint: parsing "{part}": invalid syntax')
-    return int(part)
+    """Strict semver 2.0.0 (engine/semver.py) with blang/semver's messages as CEL errors."""
+    try:
+        return Version.parse(text)
+    except SemverError as exc:
+        raise EvalError(str(exc)) from None
 
 
 def normalize_semver(text: str) -> str:
