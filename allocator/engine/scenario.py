@@ -70,16 +70,29 @@ def object_name(data: dict) -> str:
     return f"{namespace}/{name}" if namespace and name else name
 
 
-@functools.lru_cache(maxsize=2048)
-def cel_check(expression: str):
-    """Validation's view of a CEL expression: compile errors and the cost limit."""
+def _cel_check(expression: str, compile_):
     try:
-        program = cel.compile_selector(expression, cel.Options(stored=True, list_type_attributes=True))
+        program = compile_(expression, cel.Options(stored=True, list_type_attributes=True))
     except cel.CelCompileError as exc:
         return ("invalid", f"compilation failed: {exc.message}")
     if program.estimated_cost > cel.COST_LIMIT:
         return ("forbidden", "too complex, exceeds cost limit")
     return None
+
+
+@functools.lru_cache(maxsize=2048)
+def cel_check(expression: str):
+    """Validation's view of a selector: compile errors and the cost limit."""
+    return _cel_check(expression, cel.compile_selector)
+
+
+@functools.lru_cache(maxsize=2048)
+def _derived_check(expression: str):
+    """The same for a derived attribute, whose value is a scalar or a list of scalars."""
+    return _cel_check(expression, cel.compile_derived_attribute)
+
+
+cel_check.derived = _derived_check
 
 
 def _lenient(path: tuple, message: str) -> bool:

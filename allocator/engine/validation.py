@@ -735,7 +735,7 @@ class _Checker:
 
     # -- CEL --------------------------------------------------------------------
 
-    def cel_expression(self, holder: dict, path) -> None:
+    def cel_expression(self, holder: dict, path, derived: bool = False) -> None:
         """`holder.expression`: required, bounded in size, and compiled by `cel_check`."""
         expression_path = path + ("expression",)
         expression = self.required_string(holder, "expression", path)
@@ -746,7 +746,9 @@ class _Checker:
             return  # the apiserver does not compile oversized expressions
         if self.cel_check is None:
             return
-        outcome = self.cel_check(expression)
+        # A checker may offer `.derived` for derived attributes (their value need not be a bool).
+        check = getattr(self.cel_check, "derived", self.cel_check) if derived else self.cel_check
+        outcome = check(expression)
         if outcome is None:
             return
         kind, detail = outcome
@@ -1736,7 +1738,7 @@ def _derived_attributes(c: _Checker, body: dict, path: tuple, reference: str, co
             if name in seen:
                 c.duplicate(item_path, name)
             seen.add(name)
-        c.cel_expression(attribute, item_path)
+        c.cel_expression(attribute, item_path, derived=True)
 
 
 def _used_by_constraint(name: str, reference: str, constrained: dict) -> bool:
