@@ -74,6 +74,14 @@ HANDWRITTEN = [
 ]
 
 
+# Derived attribute values: scalars and lists are accepted, anything else is not.
+DERIVED = [
+    f"{D}.index % 2", f"{D}.model", f"{D}.healthy", f"{D}.driverVersion", f"{D}.links", f"[{D}.index]",
+    f"{D}.index > 1", f"double({D}.index)", f"{{'a': 1}}", f"[[1]]", f"{C}.memory", "[semver('1.0.0')]",
+    f"{D}.?model", "null", f"ip({D}.ip)", f"{D}.model.split('1')",
+]
+
+
 def realworld_expressions(*folders: Path) -> list[str]:
     """Every CEL selector written in the shared cases and real-world manifests."""
     found = set()

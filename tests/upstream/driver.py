@@ -76,9 +76,10 @@ class Oracle:
             raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
         return json.loads(answer)
 
-    def ask_cel(self, expression: str, *, gates: str = "", stored: bool = True) -> dict:
-        """Whether Kubernetes' DRA CEL compiler accepts the selector, and its estimated cost."""
-        self.proc.stdin.write(json.dumps({"cel": expression, "featureGates": gates, "stored": stored}) + "\n")
+    def ask_cel(self, expression: str, *, gates: str = "", stored: bool = True, derived: bool = False) -> dict:
+        """Whether Kubernetes' DRA CEL compiler accepts the selector (or derived attribute), and its cost."""
+        request = {"cel": expression, "featureGates": gates, "stored": stored, "derived": derived}
+        self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         answer = self.proc.stdout.readline()
         if not answer:

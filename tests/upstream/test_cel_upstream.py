@@ -8,6 +8,7 @@ device, through one allocation each (true: allocated, false: unsatisfiable, erro
 import pytest
 
 from allocator.engine.scenario import cel_check
+from tests.upstream.cel_corpus import DERIVED
 from tests.conftest import CONFORMANCE_DIR, REALWORLD_DIR
 from tests.upstream.cel_corpus import HANDWRITTEN, scenario, realworld_expressions
 from tests.upstream.driver import ours
@@ -29,6 +30,17 @@ def test_selectors_compile_as_upstream(oracle):
         upstream = oracle.ask_cel(expression, gates=VALIDATION_GATES, stored=True)
         theirs = "too complex" if upstream.get("tooComplex") else upstream["outcome"]
         mine = _verdict(cel_check(expression))
+        if mine != theirs:
+            differences.append(f"{expression!r}: ours {mine}, upstream {theirs} {upstream.get('message', '')}")
+    assert not differences, "\n".join(differences)
+
+
+def test_derived_attributes_compile_as_upstream(oracle):
+    differences = []
+    for expression in DERIVED + CORPUS:
+        upstream = oracle.ask_cel(expression, gates=VALIDATION_GATES, stored=True, derived=True)
+        theirs = "too complex" if upstream.get("tooComplex") else upstream["outcome"]
+        mine = _verdict(cel_check.derived(expression))
         if mine != theirs:
             differences.append(f"{expression!r}: ours {mine}, upstream {theirs} {upstream.get('message', '')}")
     assert not differences, "\n".join(differences)

@@ -19,7 +19,7 @@ type CelResult struct {
 	TooComplex bool `json:"tooComplex"`
 }
 
-func compileCEL(expression, gateText string, stored bool) (*CelResult, error) {
+func compileCEL(expression, gateText string, stored, derived bool) (*CelResult, error) {
 	gates, err := parseGates(gateText)
 	if err != nil {
 		return nil, fmt.Errorf("--feature-gates: %v", err)
@@ -33,7 +33,7 @@ func compileCEL(expression, gateText string, stored bool) (*CelResult, error) {
 		EnableConsumableCapacity: features.ConsumableCapacity,
 		EnableListTypeAttributes: features.ListTypeAttributes,
 	})
-	result := compiler.CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+	result := compiler.CompileCELExpression(expression, dracel.Options{EnvType: &envType, DerivedAttribute: derived})
 	if result.Error != nil {
 		return &CelResult{Outcome: "invalid", Message: result.Error.Detail, MaxCost: result.MaxCost}, nil
 	}

@@ -96,6 +96,8 @@ type BatchRequest struct {
 	// Cel, when set, asks about one selector expression instead of a scenario.
 	Cel    string `json:"cel,omitempty"`
 	Stored bool   `json:"stored,omitempty"`
+	// Derived compiles the expression as a derived attribute (any scalar or list of scalars).
+	Derived bool `json:"derived,omitempty"`
 }
 
 // BatchResponse is one line of --batch output: the result plus the exit
@@ -119,7 +121,7 @@ func runBatch(stdin io.Reader, stdout io.Writer, timeout time.Duration) int {
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
 				result = invalid(fmt.Sprintf("batch line is not a request: %v", jerr))
 			} else if req.Cel != "" {
-				answer, cerr := compileCEL(req.Cel, req.FeatureGates, req.Stored)
+				answer, cerr := compileCEL(req.Cel, req.FeatureGates, req.Stored, req.Derived)
 				if cerr != nil {
 					answer = &CelResult{Outcome: "invalid", Message: cerr.Error()}
 				}
