@@ -16,7 +16,6 @@ from allocator.engine import cel
 from allocator.engine.capacity import (
     CapacityError,
     consumption,
-    qualified,
     resolve_requests,
     shortfall,
     status_name,
@@ -109,8 +108,7 @@ def allocated_state(claims: list[ResourceClaim], features: AllocatorFeatures) ->
                 if result.consumed_capacity:
                     totals = state.capacity.setdefault(device_id, {})
                     for name, amount in result.consumed_capacity.items():
-                        key = qualified(name, result.driver)
-                        totals[key] = totals.get(key, Decimal(0)) + amount.value
+                        totals[name] = totals.get(name, Decimal(0)) + amount.value
             else:
                 state.devices.add(device_id)
     return state
