@@ -153,6 +153,8 @@ def scenarios(draw) -> Generated:
                     multi_devices.add((driver, pool, name))
                 if rare(draw, 3) or multi:
                     device["capacity"] = capacity(draw, multi)
+                    if rare(draw, 5):  # the qualified spelling of the same name
+                        device["capacity"] = {f"{driver}/{k}": v for k, v in device["capacity"].items()}
                     device_capacity[(driver, pool, name)] = device["capacity"]
                 if counter_sets and draw(st.integers(0, 3)) > 0:
                     cs = draw(st.sampled_from(counter_sets))
@@ -237,8 +239,9 @@ def scenarios(draw) -> Generated:
             result["shareID"] = f"00000000-0000-4000-8000-00000000000{ai}"
             if (driver, pool, name) in device_capacity:
                 amount = draw(st.sampled_from(["1Gi", "2Gi", "4Gi"]))
-                exactly["capacity"] = {"requests": {"memory": amount}}
-                result["consumedCapacity"] = {"memory": amount}
+                spelled = draw(st.sampled_from(list(device_capacity[(driver, pool, name)]) + [f"{driver}/memory"]))
+                exactly["capacity"] = {"requests": {spelled: amount}}
+                result["consumedCapacity"] = {spelled: amount}
         elif rare(draw, 5):
             exactly["adminAccess"] = True
             result["adminAccess"] = True
@@ -322,12 +325,15 @@ def request_body(draw, classes, *, sub: bool) -> dict:
             f'has(device.capacity["{driver}"].memory) && device.capacity["{driver}"].memory.isGreaterThan(quantity("8Gi"))',
         ]))}}]
     if rare(draw, 4):
-        body["capacity"] = {"requests": {"memory": draw(st.sampled_from(["1Gi", "3Gi", "4Gi", "9Gi"]))}}
+        spelled = f"{driver}/memory" if rare(draw, 4) else "memory"
+        body["capacity"] = {"requests": {spelled: draw(st.sampled_from(["1Gi", "3Gi", "4Gi", "9Gi"]))}}
     if not sub and rare(draw, 7):
         body["adminAccess"] = True
     if rare(draw, 4):
         tol = {"key": draw(st.sampled_from(TAINT_KEYS))}
-        if draw(st.booleans()):
+        if rare(draw, 5):
+            tol = {"operator": "Exists"}  # tolerates every taint
+        elif draw(st.booleans()):
             tol["operator"] = "Exists"
         else:
             tol["value"] = "true"
