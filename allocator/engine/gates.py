@@ -28,7 +28,7 @@ GATES: dict[str, GateInfo] = {
         GateInfo("DRAAdminAccess", GA, True, True, "adminAccess requests"),
         GateInfo("DRAResourceClaimDeviceStatus", GA, True, True, "claim status.devices"),
         GateInfo("DRADeviceTaints", GA, True, False, "device taints and request tolerations"),
-        GateInfo("DRADeviceTaintRules", GA, True, False, "DeviceTaintRule objects (not modelled)"),
+        GateInfo("DRADeviceTaintRules", GA, True, False, "DeviceTaintRule objects add taints to devices"),
         GateInfo("DRAPartitionableDevices", BETA, True, False, "shared counters and per-device node selection"),
         GateInfo("DRAConsumableCapacity", BETA, True, False, "multi-allocatable devices and capacity requests"),
         GateInfo("DRAFractionalCapacityRange", BETA, True, False, "milli-unit arithmetic for validRange"),

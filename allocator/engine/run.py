@@ -176,7 +176,8 @@ def allocate(
         return _invalid(missing, warnings, pending)
 
     cel_options = cel.Options(list_type_attributes=features.list_type_attributes, stored=True)
-    index = SliceIndex(scenario.slices)
+    slices = scenario.scheduler_slices(gates.scheduler)  # DeviceTaintRules applied
+    index = SliceIndex(slices)
     state: AllocatedState = allocated_state(scenario.claims, features)
     names = [node_name] if node_name else candidate_nodes(scenario, index)
     deadline = time.monotonic() + time_limit if time_limit else None
@@ -192,7 +193,7 @@ def allocate(
         allocator = Allocator(
             claims=pending, classes=scenario.classes, pools=pools, node=node, features=features,
             allocated=state, max_steps=max_steps, deadline=deadline, cel_options=cel_options,
-            share_ids=share_ids, all_slices=scenario.slices,
+            share_ids=share_ids, all_slices=slices,
         )
         try:
             success = allocator.run()

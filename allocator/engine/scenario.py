@@ -17,9 +17,10 @@ from allocator.engine.objects import (
     build_slice,
 )
 from allocator.engine.problems import ERROR, WARNING, Problem, field_path
+from allocator.engine.taintrules import build_taint_rule, tainted_slices
 from allocator.engine.validation import validate
 
-RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
+RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule"}
 CORE_KINDS = {"Node", "Pod", "Namespace"}
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
 
@@ -37,6 +38,13 @@ class Scenario:
     refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
     namespaces: dict = field(default_factory=dict)  # name -> labels, from Namespace objects
     conversions: dict = field(default_factory=dict)  # position -> Conversion, for older resource.k8s.io
+    taint_rules: list = field(default_factory=list)  # DeviceTaintRule, input order
+
+    def scheduler_slices(self, gates: FeatureGates) -> list:
+        """The slices as kube-scheduler lists them: with DRADeviceTaintRules, rules' taints added."""
+        if not self.taint_rules or not gates.enabled("DRADeviceTaintRules"):
+            return self.slices
+        return tainted_slices(self.slices, self.taint_rules)
 
     @property
     def errors(self) -> list[Problem]:
@@ -178,8 +186,8 @@ def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = N
     for what, count in ignored.items():
         scenario.problems.append(Problem(
             f"{what}: ignored ({count} object{'s' if count > 1 else ''}); the playground reads "
-            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate and v1 Node, Pod, "
-            "Namespace",
+            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule "
+            "and v1 Node, Pod, Namespace",
             severity=WARNING))
     _admin_access_admission(scenario)
     scenario.problems = [scenario.locate(p) for p in scenario.problems]
@@ -201,6 +209,8 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
         scenario.templates.append(data)
     elif kind == "Pod":
         scenario.pods.append(data)
+    elif kind == "DeviceTaintRule":
+        scenario.taint_rules.append(build_taint_rule(data))
     elif kind == "Namespace":
         labels = (data.get("metadata") or {}).get("labels") or {}
         scenario.namespaces[(data.get("metadata") or {}).get("name", "")] = {str(k): str(v) for k, v in labels.items()}
