@@ -26,7 +26,7 @@ ADMIN_LABEL = "resource.kubernetes.io/admin-access"
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRAConsumableCapacity", "DRAFractionalCapacityRange", "DRADeviceBindingConditions",
          "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
-         "DRADerivedAttributes")
+         "DRADerivedAttributes", "DRADeviceTaintRules")
 DEFAULTS = {"DRAListTypeAttributes": False, "DRADeviceCompatibilityGroups": False,
             "DRAOptionalNodeOperations": False, "DRADerivedAttributes": False}
 
@@ -207,6 +207,19 @@ def scenarios(draw) -> Generated:
                 spec["skipNodeOperations"] = ["*"]
             objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta,
                             "spec": spec})
+
+    # DeviceTaintRules: a taint on a driver, a pool or one device (or, without a selector, on nothing).
+    all_named = [(d, p, n) for d in DRIVERS for p, n in devices_by_driver[d]]
+    for ri in range(1 if all_named and rare(draw, 4) else 0):
+        driver, pool, name = draw(st.sampled_from(all_named))
+        selector = draw(st.sampled_from([{"driver": driver}, {"driver": driver, "pool": pool},
+                                         {"pool": pool, "device": name}, None]))
+        spec = {"taint": {"key": draw(st.sampled_from(TAINT_KEYS)), "value": "true",
+                          "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"]))}}
+        if selector is not None:
+            spec["deviceSelector"] = selector
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                        "metadata": {"name": f"rule-{ri}"}, "spec": spec})
 
     # Classes: one per driver, some with an extra selector or config.
     classes = []
