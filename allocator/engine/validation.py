@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
 from .problems import ERROR, WARNING, field_path
 from .quantity import Quantity, QuantityError
 from .semver import is_semver
@@ -54,7 +55,6 @@ ATTRIBUTE_VALUES_MAX = 48
 ATTRIBUTE_VALUE_MAX_LENGTH = 64
 BINDING_CONDITIONS_MAX = 4
 VALID_VALUES_MAX = 10
-CEL_EXPRESSION_MAX_LENGTH = 10 * 1024
 OPAQUE_PARAMETERS_MAX_LENGTH = 10 * 1024
 DRIVER_NAME_MAX_LENGTH = 63
 POOL_NAME_MAX_LENGTH = 253
