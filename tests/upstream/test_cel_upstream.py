@@ -7,6 +7,7 @@ device, through one allocation each (true: allocated, false: unsatisfiable, erro
 """
 import pytest
 
+from allocator.engine import cel
 from allocator.engine.scenario import cel_check
 from tests.upstream.cel_corpus import DERIVED
 from tests.conftest import CONFORMANCE_DIR, REALWORLD_DIR
@@ -32,6 +33,10 @@ def test_selectors_compile_as_upstream(oracle):
         mine = _verdict(cel_check(expression))
         if mine != theirs:
             differences.append(f"{expression!r}: ours {mine}, upstream {theirs} {upstream.get('message', '')}")
+        elif theirs != "invalid":
+            cost = cel.compile_selector(expression, cel.Options(stored=True, list_type_attributes=True)).estimated_cost
+            if cost != upstream["maxCost"]:
+                differences.append(f"{expression!r}: estimated cost ours {cost}, upstream {upstream['maxCost']}")
     assert not differences, "\n".join(differences)
 
 
