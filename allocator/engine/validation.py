@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
+from .cel.library import MAX_ATTRIBUTE_VALUE_LENGTH as ATTRIBUTE_VALUE_MAX_LENGTH
+from .cel.library import MAX_ATTRIBUTE_VALUES as ATTRIBUTE_VALUES_MAX
 from .problems import ERROR, WARNING, field_path
 from .quantity import Quantity, QuantityError
 from .semver import is_semver
@@ -51,8 +53,6 @@ CONSUMPTIONS_PER_DEVICE_MAX = 2
 COUNTERS_PER_CONSUMPTION_MAX = 32
 COMPATIBILITY_GROUPS_MAX = 2
 ATTRIBUTES_AND_CAPACITIES_MAX = 32
-ATTRIBUTE_VALUES_MAX = 48
-ATTRIBUTE_VALUE_MAX_LENGTH = 64
 BINDING_CONDITIONS_MAX = 4
 VALID_VALUES_MAX = 10
 OPAQUE_PARAMETERS_MAX_LENGTH = 10 * 1024

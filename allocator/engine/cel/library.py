@@ -47,6 +47,8 @@ from .values import (
 
 # Device attributes hold at most this many values; includes() refuses longer lists.
 MAX_ATTRIBUTE_VALUES = 48
+# A string or version attribute value is at most this long.
+MAX_ATTRIBUTE_VALUE_LENGTH = 64
 MAX_REGEX_LENGTH = 16 * 1024
 # Larger results (characters or elements) are refused: see _guard_size().
 MAX_BUILT_SIZE = 20_000_000
