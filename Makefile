@@ -35,6 +35,7 @@ test: install-test
 	  fi; \
 	fi
 	@./.ci/services
+	@command -v go >/dev/null || echo "make test: Go is not installed; the comparison with Kubernetes' own allocator (tests/upstream) is skipped, its stored regressions still run."
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -n 2 tests
 	@$(MAKE) --no-print-directory test-postgres
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from allocator.engine.capacity import qualified
 from allocator.engine.counters import GroupState, available_counters, group_baseline
 from allocator.engine.refusals import CounterShort, GroupsIncompatible, Holder, quantity_text
 
@@ -46,8 +45,7 @@ def allocated_state(claims: list, features) -> AllocatedState:
                 if result.consumed_capacity:
                     totals = state.capacity.setdefault(device_id, {})
                     for name, amount in result.consumed_capacity.items():
-                        key = qualified(name, result.driver)
-                        totals[key] = totals.get(key, ZERO) + amount.value
+                        totals[name] = totals.get(name, ZERO) + amount.value
             else:
                 state.devices.add(device_id)
     return state

@@ -2,9 +2,10 @@
 
 A multi-allocatable device consumes, per allocation, an amount of every
 capacity it has; request policies round requests up to valid amounts.
-Capacities are identified by fully qualified name (`<domain>/<id>`, a bare
-name meaning the device's driver); a device that publishes both spellings has
-one capacity, and the qualified entry wins.
+Capacities are identified by their name exactly as written, as the Kubernetes
+1.37 allocator (v0.37.2) does: `bw` and `<driver>/bw` are two different
+capacities, a request must use the device's spelling, and so must an
+allocation's consumedCapacity to count against it.
 """
 from __future__ import annotations
 
@@ -22,55 +23,19 @@ class CapacityError(Exception):
     """A capacity request the allocator cannot handle (fatal upstream)."""
 
 
-def qualified(name: str, driver: str) -> str:
-    return name if "/" in name else f"{driver}/{name}"
-
-
 def device_capacities(device: Device) -> dict:
-    """{qualified name: (name as published, Capacity)}; the qualified spelling wins a tie."""
-    resolved: dict = {}
-    prefix = device.driver + "/"
-    for name, cap in device.capacity.items():
-        if name.startswith(prefix):
-            resolved[name] = (name, cap)
-    for name, cap in device.capacity.items():
-        if not name.startswith(prefix):
-            resolved.setdefault(qualified(name, device.driver), (name, cap))
-    return resolved
+    """{name: (name as published, Capacity)}."""
+    return {name: (name, cap) for name, cap in device.capacity.items()}
 
 
 def resolve_requests(requests: dict | None, device: Device) -> dict | None:
-    """Map each requested capacity onto a device capacity, by qualified name.
-
-    Returns {qualified name: requested Quantity}, or None when the device lacks
-    a requested capacity (it is then not a candidate). Raises CapacityError when
-    one request names the same capacity bare and qualified.
-    """
+    """{name: requested Quantity}, or None when the device lacks a requested capacity
+    (spelled the same way); the device is then not a candidate."""
     if not requests:
         return {}
-    resolved: dict[str, Quantity] = {}
-    for name, amount in requests.items():
-        key = _resolve_name(name, device)
-        if key is None:
-            return None
-        if key in resolved:
-            identifier = key.partition("/")[2]
-            other = identifier if name == key else key
-            raise CapacityError(f'capacity "{identifier}" requested both as "{name}" and as "{other}"')
-        resolved[key] = amount
-    return resolved
-
-
-def _resolve_name(name: str, device: Device) -> str | None:
-    if name in device.capacity:
-        return qualified(name, device.driver)
-    domain, slash, identifier = name.partition("/")
-    if slash:
-        if domain == device.driver and identifier in device.capacity:
-            return name
+    if any(name not in device.capacity for name in requests):
         return None
-    full = f"{device.driver}/{name}"
-    return full if full in device.capacity else None
+    return dict(requests)
 
 
 def _milli(q: Quantity) -> int | None:
@@ -177,7 +142,7 @@ def _go_remainder(a: int, b: int) -> int:
 
 
 def consumption(device: Device, requested: dict, fractional: bool) -> dict:
-    """{qualified name: consumed Quantity} for one allocation of every capacity of the device."""
+    """{name: consumed Quantity} for one allocation of every capacity of the device."""
     return {
         key: consumed_amount(key, cap, requested.get(key), fractional)
         for key, (_, cap) in device_capacities(device).items()
@@ -187,8 +152,8 @@ def consumption(device: Device, requested: dict, fractional: bool) -> dict:
 def shortfall(device: Device, requested: dict, used: dict | None, fractional: bool):
     """Why this allocation does not fit on the device (a Refusal), or None if it fits.
 
-    `requested` comes from resolve_requests; `used` maps qualified capacity
-    names to the Decimal amount already consumed (earlier claims plus this
+    `requested` comes from resolve_requests; `used` maps capacity names to
+    the Decimal amount already consumed (earlier claims plus this
     attempt). Every amount is computed first, so an unrepresentable request is
     an error whatever the order of capacities. The refusal names the capacity
     as the device publishes it; who holds the rest is added by the caller.
@@ -208,6 +173,4 @@ def shortfall(device: Device, requested: dict, used: dict | None, fractional: bo
 
 def status_name(key: str, device: Device) -> str:
     """The capacity name written in claim status: as the device publishes it."""
-    if key in device.capacity:
-        return key
-    return key.partition("/")[2]
+    return key

@@ -69,10 +69,11 @@ class NodeAttempt:
 
 def attempt_node(node, *, claims: list, scenario, index, features, allocated, options: dict,
                  record: bool) -> NodeAttempt:
-    """Gather the node's pools and allocate the claims there. PoolGatherError propagates."""
+    """Gather the node's pools and allocate the claims there. `index` holds the slices the scheduler
+    sees (DeviceTaintRules applied). PoolGatherError propagates."""
     pools = gather_pools(node, index, features)
     allocator = Allocator(claims=claims, classes=scenario.classes, pools=pools, node=node, features=features,
-                          allocated=allocated, all_slices=scenario.slices,
+                          allocated=allocated, all_slices=index.slices,
                           recorder=SearchRecorder() if record else None, **options)
     try:
         success = allocator.run()

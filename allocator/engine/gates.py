@@ -29,7 +29,7 @@ GATES: dict[str, GateInfo] = {
         GateInfo("DRAResourceClaimDeviceStatus", GA, True, True, "claim status.devices"),
         GateInfo("DRAExtendedResource", GA, True, True, "extended resources (example.com/gpu: 1) backed by DRA"),
         GateInfo("DRADeviceTaints", GA, True, False, "device taints and request tolerations"),
-        GateInfo("DRADeviceTaintRules", GA, True, False, "DeviceTaintRule objects (not modelled)"),
+        GateInfo("DRADeviceTaintRules", GA, True, False, "DeviceTaintRule objects add taints to devices"),
         GateInfo("DRAPartitionableDevices", BETA, True, False, "shared counters and per-device node selection"),
         GateInfo("DRAConsumableCapacity", BETA, True, False, "multi-allocatable devices and capacity requests"),
         GateInfo("DRAFractionalCapacityRange", BETA, True, False, "milli-unit arithmetic for validRange"),
@@ -67,11 +67,6 @@ class FeatureGates:
                 return value
         info = GATES.get(name)
         return info.default if info else False
-
-    def with_values(self, overrides: dict[str, bool]) -> "FeatureGates":
-        merged = dict(self.values)
-        merged.update(overrides)
-        return FeatureGates(tuple(sorted(merged.items())))
 
 
 def parse_gates(text: str | None) -> tuple[FeatureGates, list[str]]:

@@ -567,7 +567,7 @@ def schedule_pods(
                        warnings=warnings, pods=[])
 
     features = AllocatorFeatures.from_gates(gates.scheduler)
-    index = SliceIndex(scenario.slices)
+    index = SliceIndex(scenario.scheduler_slices(gates.scheduler))  # DeviceTaintRules applied
     names = _node_names(scenario, index, node_name, warnings)
     cluster = _Claims(scenario.claims, features)
     capacity = _Capacity(scenario, extended_resources=gates.scheduler.enabled("DRAExtendedResource"))

@@ -73,11 +73,3 @@ class Problem:
             "message": self.message,
             **({"code": self.code} if self.code else {}),
         }
-
-
-class InvalidScenario(Exception):
-    """The input cannot be allocated: it would be rejected before the scheduler sees it."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = list(problems)
-        super().__init__("; ".join(p.render() for p in self.problems[:5]))

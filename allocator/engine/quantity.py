@@ -85,9 +85,6 @@ class Quantity:
         fmt = other.format if self.value == 0 else self.format
         return Quantity(_CTX.subtract(self.value, other.value), fmt)
 
-    def neg(self) -> "Quantity":
-        return Quantity(-self.value, self.format)
-
     def cmp(self, other: "Quantity") -> int:
         return (self.value > other.value) - (self.value < other.value)
 

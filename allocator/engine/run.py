@@ -146,7 +146,8 @@ def allocate(
         return _invalid(prefilter, warnings, pending)
 
     cel_options = cel.Options(list_type_attributes=features.list_type_attributes, stored=True)
-    index = SliceIndex(scenario.slices)
+    slices = scenario.scheduler_slices(gates.scheduler)  # DeviceTaintRules applied
+    index = SliceIndex(slices)
     state: AllocatedState = allocated_state(scenario.claims, features)
     names = [node_name] if node_name else candidate_nodes(scenario, index)
     missing = unknown_node(scenario, index, node_name)

@@ -21,12 +21,12 @@ from allocator.engine.objects import (
     build_template,
 )
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, IGNORED_KIND, WARNING, Problem, field_path
+from allocator.engine.taintrules import build_taint_rule, tainted_slices
 from allocator.engine.validation import validate
 
-RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
+RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule"}
 CORE_KINDS = {"Node", "Pod", "Namespace"}
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
-SELECTOR_MAX_COST = 1_000_000
 
 
 @dataclass
@@ -42,6 +42,13 @@ class Scenario:
     refs: dict = field(default_factory=dict)  # (kind, name) -> position of the object in the input
     namespaces: dict = field(default_factory=dict)  # name -> labels, from Namespace objects
     conversions: dict = field(default_factory=dict)  # position -> Conversion, for older resource.k8s.io
+    taint_rules: list = field(default_factory=list)  # DeviceTaintRule, input order
+
+    def scheduler_slices(self, gates: FeatureGates) -> list:
+        """The slices as kube-scheduler lists them: with DRADeviceTaintRules, rules' taints added."""
+        if not self.taint_rules or not gates.enabled("DRADeviceTaintRules"):
+            return self.slices
+        return tainted_slices(self.slices, self.taint_rules)
 
     @property
     def errors(self) -> list[Problem]:
@@ -82,16 +89,29 @@ def object_name(data: dict) -> str:
     return f"{namespace}/{name}" if namespace and name else name
 
 
-@functools.lru_cache(maxsize=2048)
-def cel_check(expression: str):
-    """Validation's view of a CEL expression: compile errors and the cost limit."""
+def _cel_check(expression: str, compile_):
     try:
-        program = cel.compile_selector(expression, cel.Options(stored=True, list_type_attributes=True))
+        program = compile_(expression, cel.Options(stored=True, list_type_attributes=True))
     except cel.CelCompileError as exc:
         return ("invalid", f"compilation failed: {exc.message}")
-    if program.estimated_cost > SELECTOR_MAX_COST:
+    if program.estimated_cost > cel.COST_LIMIT:
         return ("forbidden", "too complex, exceeds cost limit")
     return None
+
+
+@functools.lru_cache(maxsize=2048)
+def cel_check(expression: str):
+    """Validation's view of a selector: compile errors and the cost limit."""
+    return _cel_check(expression, cel.compile_selector)
+
+
+@functools.lru_cache(maxsize=2048)
+def _derived_check(expression: str):
+    """The same for a derived attribute, whose value is a scalar or a list of scalars."""
+    return _cel_check(expression, cel.compile_derived_attribute)
+
+
+cel_check.derived = _derived_check
 
 
 def _lenient(path: tuple, message: str) -> bool:
@@ -196,7 +216,7 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         hint = f"did you mean {close[0]}? " if close else ""
         scenario.problems.append(Problem(
             f"{what}: ignored ({count} object{'s' if count > 1 else ''}); {hint}the playground reads "
-            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate and v1 Node, Pod, "
+            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule and v1 Node, Pod, "
             "Namespace",
             path=("kind",), severity=WARNING, code=IGNORED_KIND, ref=ref))
     _admin_access_admission(scenario)
@@ -219,6 +239,8 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
         scenario.templates.append(build_template(data, ref))
     elif kind == "Pod":
         scenario.pods.append(build_pod(data, ref))
+    elif kind == "DeviceTaintRule":
+        scenario.taint_rules.append(build_taint_rule(data))
     elif kind == "Namespace":
         labels = (data.get("metadata") or {}).get("labels") or {}
         scenario.namespaces[(data.get("metadata") or {}).get("name", "")] = {str(k): str(v) for k, v in labels.items()}

@@ -5,15 +5,10 @@ Equality and ordering ignore build metadata, as semver precedence says.
 from __future__ import annotations
 
 import functools
-import re
 
-# The official semver 2.0.0 pattern.
-_SEMVER = re.compile(
-    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?\Z"
-)
-_LENIENT = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)\Z", re.S)
+_DIGITS = frozenset("0123456789")
+_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
+_UINT64_MAX = (1 << 64) - 1
 
 
 class SemverError(ValueError):
@@ -34,16 +29,6 @@ class Version:
         if not isinstance(text, str):
             raise SemverError("version must be a string")
         return _parse_cached(text)
-
-    @staticmethod
-    def parse_lenient(text: str) -> "Version":
-        """Accept 'v1', '1.2' and leading zeros by normalising to major.minor.patch first."""
-        match = _LENIENT.match(text.strip()) if isinstance(text, str) else None
-        if not match:
-            raise SemverError(f"Invalid semver: {text!r}")
-        major, minor, patch, rest = match.groups()
-        normal = f"{int(major)}.{int(minor or 0)}.{int(patch or 0)}{rest}"
-        return Version.parse(normal)
 
     def _format(self) -> str:
         text = f"{self.major}.{self.minor}.{self.patch}"
@@ -81,14 +66,57 @@ class Version:
 
 @functools.lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> Version:
-    match = _SEMVER.match(text)
-    if not match:
-        raise SemverError(f"Invalid semver: {text!r}" if text else "Version string empty")
-    major, minor, patch, pre, build = match.groups()
-    pre_parts = tuple(int(p) if p.isdigit() else p for p in pre.split(".")) if pre else ()
-    build_parts = tuple(build.split(".")) if build else ()
-    return Version(int(major), int(minor), int(patch), pre_parts, build_parts, text)
+    """Strict semver 2.0.0, read as Kubernetes reads it (blang/semver), with its error messages."""
+    if not text:
+        raise SemverError("Version string empty")
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        raise SemverError("No Major.Minor.Patch elements found")
+    major = _number("major", parts[0])
+    minor = _number("minor", parts[1])
+    patch, build, pre = parts[2], (), ()
+    if "+" in patch:
+        patch, _, build_text = patch.partition("+")
+        build = tuple(build_text.split("."))
+    if "-" in patch:
+        patch, _, pre_text = patch.partition("-")
+        pre = tuple(pre_text.split("."))
+    patch_number = _number("patch", patch)
+    pre_parts = []
+    for item in pre:
+        if not item:
+            raise SemverError("Prerelease is empty")
+        if not set(item) <= _ALNUM:
+            raise SemverError(f'Invalid character(s) found in prerelease "{item}"')
+        if set(item) <= _DIGITS:
+            if len(item) > 1 and item[0] == "0":
+                raise SemverError(f'Numeric PreRelease version must not contain leading zeroes "{item}"')
+            pre_parts.append(int(item))
+        else:
+            pre_parts.append(item)
+    for item in build:
+        if not item:
+            raise SemverError("Build meta data is empty")
+        if not set(item) <= _ALNUM:
+            raise SemverError(f'Invalid character(s) found in build meta data "{item}"')
+    return Version(major, minor, patch_number, tuple(pre_parts), build, text)
+
+
+def _number(label: str, part: str) -> int:
+    if not set(part) <= _DIGITS:
+        raise SemverError(f'Invalid character(s) found in {label} number "{part}"')
+    if len(part) > 1 and part[0] == "0":
+        raise SemverError(f'{label.capitalize()} number must not contain leading zeroes "{part}"')
+    if not part or int(part) > _UINT64_MAX:
+        raise SemverError(f'strconv.ParseUint: parsing "{part}": invalid syntax')
+    return int(part)
 
 
 def is_semver(text: str) -> bool:
-    return isinstance(text, str) and bool(_SEMVER.match(text))
+    if not isinstance(text, str):
+        return False
+    try:
+        _parse_cached(text)
+    except SemverError:
+        return False
+    return True

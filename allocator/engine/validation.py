@@ -24,6 +24,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
+from .cel.library import MAX_ATTRIBUTE_VALUE_LENGTH as ATTRIBUTE_VALUE_MAX_LENGTH
+from .cel.library import MAX_ATTRIBUTE_VALUES as ATTRIBUTE_VALUES_MAX
 from .problems import ERROR, WARNING, field_path
 from .quantity import Quantity, QuantityError
 from .semver import is_semver
@@ -50,11 +53,8 @@ CONSUMPTIONS_PER_DEVICE_MAX = 2
 COUNTERS_PER_CONSUMPTION_MAX = 32
 COMPATIBILITY_GROUPS_MAX = 2
 ATTRIBUTES_AND_CAPACITIES_MAX = 32
-ATTRIBUTE_VALUES_MAX = 48
-ATTRIBUTE_VALUE_MAX_LENGTH = 64
 BINDING_CONDITIONS_MAX = 4
 VALID_VALUES_MAX = 10
-CEL_EXPRESSION_MAX_LENGTH = 10 * 1024
 OPAQUE_PARAMETERS_MAX_LENGTH = 10 * 1024
 DRIVER_NAME_MAX_LENGTH = 63
 POOL_NAME_MAX_LENGTH = 253
@@ -799,7 +799,7 @@ class _Checker:
 
     # -- CEL --------------------------------------------------------------------
 
-    def cel_expression(self, holder: dict, path) -> None:
+    def cel_expression(self, holder: dict, path, derived: bool = False) -> None:
         """`holder.expression`: required, bounded in size, and compiled by `cel_check`."""
         expression_path = path + ("expression",)
         expression = self.required_string(holder, "expression", path)
@@ -810,7 +810,9 @@ class _Checker:
             return  # the apiserver does not compile oversized expressions
         if self.cel_check is None:
             return
-        outcome = self.cel_check(expression)
+        # A checker may offer `.derived` for derived attributes (their value need not be a bool).
+        check = getattr(self.cel_check, "derived", self.cel_check) if derived else self.cel_check
+        outcome = check(expression)
         if outcome is None:
             return
         kind, detail = outcome
@@ -1800,7 +1802,7 @@ def _derived_attributes(c: _Checker, body: dict, path: tuple, reference: str, co
             if name in seen:
                 c.duplicate(item_path, name)
             seen.add(name)
-        c.cel_expression(attribute, item_path)
+        c.cel_expression(attribute, item_path, derived=True)
 
 
 def _used_by_constraint(name: str, reference: str, constrained: dict) -> bool:

@@ -17,7 +17,3 @@ def test_prerelease_sorts_before_release_and_numeric_before_alphanumeric():
 @pytest.mark.parametrize("text", ["1.2", "v1.2.3", "01.2.3", "1.2.3-", "1.2.3+", ""])
 def test_invalid_versions_are_not_semver(text):
     assert not is_semver(text)
-
-
-def test_lenient_parsing_normalises_short_forms():
-    assert Version.parse_lenient("v1.2") == Version.parse("1.2.0")

@@ -76,6 +76,16 @@ class Oracle:
             raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
         return json.loads(answer)
 
+    def ask_cel(self, expression: str, *, gates: str = "", stored: bool = True, derived: bool = False) -> dict:
+        """Whether Kubernetes' DRA CEL compiler accepts the selector (or derived attribute), and its cost."""
+        request = {"cel": expression, "featureGates": gates, "stored": stored, "derived": derived}
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
+        return json.loads(answer)
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.stdin.close()

@@ -26,7 +26,7 @@ ADMIN_LABEL = "resource.kubernetes.io/admin-access"
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRAConsumableCapacity", "DRAFractionalCapacityRange", "DRADeviceBindingConditions",
          "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
-         "DRADerivedAttributes")
+         "DRADerivedAttributes", "DRADeviceTaintRules")
 DEFAULTS = {"DRAListTypeAttributes": False, "DRADeviceCompatibilityGroups": False,
             "DRAOptionalNodeOperations": False, "DRADerivedAttributes": False}
 
@@ -153,6 +153,8 @@ def scenarios(draw) -> Generated:
                     multi_devices.add((driver, pool, name))
                 if rare(draw, 3) or multi:
                     device["capacity"] = capacity(draw, multi)
+                    if rare(draw, 5):  # the qualified spelling of the same name
+                        device["capacity"] = {f"{driver}/{k}": v for k, v in device["capacity"].items()}
                     device_capacity[(driver, pool, name)] = device["capacity"]
                 if counter_sets and draw(st.integers(0, 3)) > 0:
                     cs = draw(st.sampled_from(counter_sets))
@@ -206,6 +208,19 @@ def scenarios(draw) -> Generated:
             objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta,
                             "spec": spec})
 
+    # DeviceTaintRules: a taint on a driver, a pool or one device (or, without a selector, on nothing).
+    all_named = [(d, p, n) for d in DRIVERS for p, n in devices_by_driver[d]]
+    for ri in range(1 if all_named and rare(draw, 4) else 0):
+        driver, pool, name = draw(st.sampled_from(all_named))
+        selector = draw(st.sampled_from([{"driver": driver}, {"driver": driver, "pool": pool},
+                                         {"pool": pool, "device": name}, None]))
+        spec = {"taint": {"key": draw(st.sampled_from(TAINT_KEYS)), "value": "true",
+                          "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"]))}}
+        if selector is not None:
+            spec["deviceSelector"] = selector
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                        "metadata": {"name": f"rule-{ri}"}, "spec": spec})
+
     # Classes: one per driver, some with an extra selector or config.
     classes = []
     for driver in [d for d in DRIVERS if devices_by_driver[d]]:
@@ -237,8 +252,9 @@ def scenarios(draw) -> Generated:
             result["shareID"] = f"00000000-0000-4000-8000-00000000000{ai}"
             if (driver, pool, name) in device_capacity:
                 amount = draw(st.sampled_from(["1Gi", "2Gi", "4Gi"]))
-                exactly["capacity"] = {"requests": {"memory": amount}}
-                result["consumedCapacity"] = {"memory": amount}
+                spelled = draw(st.sampled_from(list(device_capacity[(driver, pool, name)]) + [f"{driver}/memory"]))
+                exactly["capacity"] = {"requests": {spelled: amount}}
+                result["consumedCapacity"] = {spelled: amount}
         elif rare(draw, 5):
             exactly["adminAccess"] = True
             result["adminAccess"] = True
@@ -322,12 +338,15 @@ def request_body(draw, classes, *, sub: bool) -> dict:
             f'has(device.capacity["{driver}"].memory) && device.capacity["{driver}"].memory.isGreaterThan(quantity("8Gi"))',
         ]))}}]
     if rare(draw, 4):
-        body["capacity"] = {"requests": {"memory": draw(st.sampled_from(["1Gi", "3Gi", "4Gi", "9Gi"]))}}
+        spelled = f"{driver}/memory" if rare(draw, 4) else "memory"
+        body["capacity"] = {"requests": {spelled: draw(st.sampled_from(["1Gi", "3Gi", "4Gi", "9Gi"]))}}
     if not sub and rare(draw, 7):
         body["adminAccess"] = True
     if rare(draw, 4):
         tol = {"key": draw(st.sampled_from(TAINT_KEYS))}
-        if draw(st.booleans()):
+        if rare(draw, 5):
+            tol = {"operator": "Exists"}  # tolerates every taint
+        elif draw(st.booleans()):
             tol["operator"] = "Exists"
         else:
             tol["value"] = "true"

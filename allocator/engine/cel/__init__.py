@@ -8,7 +8,14 @@ error texts and cost accounting follow cel-go as Kubernetes configures it for DR
 """
 from .errors import CelCompileError, CelCostLimitError, CelError, CelInterruptedError, CelRuntimeError
 from .inputs import DeviceInput, Options
-from .program import COST_LIMIT, MAX_EXPRESSION_LENGTH, Program, compile_expression, compile_selector
+from .program import (
+    COST_LIMIT,
+    MAX_EXPRESSION_LENGTH,
+    Program,
+    compile_derived_attribute,
+    compile_expression,
+    compile_selector,
+)
 
 __all__ = [
     "COST_LIMIT",
@@ -21,6 +28,7 @@ __all__ = [
     "DeviceInput",
     "Options",
     "Program",
+    "compile_derived_attribute",
     "compile_expression",
     "compile_selector",
 ]

@@ -488,7 +488,7 @@ def check(root, env: Env, offsets: dict) -> tuple[Checked, list]:
 
 
 def validate(checked: Checked) -> list[Issue]:
-    """Kubernetes' AST validators: homogeneous aggregate literals and literal regexes."""
+    """Kubernetes' AST validators: homogeneous aggregate literals, literal regexes, timestamps and durations."""
     from .library import compile_regex
     from .errors import EvalError
 
@@ -535,6 +535,14 @@ def validate(checked: Checked) -> list[Issue]:
                         f"expected type '{value_first.format()}' but found '{value_type.format()}'",
                         checked.offsets.get(entry.value.id),
                     ))
+        elif (isinstance(node, ast.Call) and node.function in ("timestamp", "duration") and node.target is None
+              and len(node.args) == 1 and isinstance(node.args[0], ast.Literal) and type(node.args[0].value) is str):
+            from .lib_time import parse_duration, parse_timestamp
+
+            try:
+                (parse_timestamp if node.function == "timestamp" else parse_duration)(node.args[0].value)
+            except EvalError:
+                issues.append(Issue(f"invalid {node.function} argument", checked.offsets.get(node.args[0].id)))
         elif isinstance(node, ast.Call) and node.function == "matches" and node.args:
             pattern = node.args[0]
             if isinstance(pattern, ast.Literal) and type(pattern.value) is str:

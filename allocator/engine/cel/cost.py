@@ -11,6 +11,7 @@ import math
 from . import ast
 from . import types as t
 from .checker import Checked
+from .library import MAX_ATTRIBUTE_VALUE_LENGTH, MAX_ATTRIBUTE_VALUES
 
 U64 = (1 << 64) - 1
 UNKNOWN = (0, U64)
@@ -26,8 +27,6 @@ MAX_DOMAIN_LENGTH = 63
 MAX_ID_LENGTH = 32
 MAX_DRIVER_LENGTH = 63
 MAX_ATTRIBUTES_PER_DEVICE = 32
-MAX_ATTRIBUTE_VALUE_LENGTH = 64
-MAX_ATTRIBUTE_VALUES = 48
 ATTRIBUTE_MAX_ELEMENTS = max(MAX_ATTRIBUTE_VALUE_LENGTH, MAX_ATTRIBUTE_VALUES)
 
 
@@ -152,6 +151,11 @@ _STRING_RELATIONS = {
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes",
     "equals", "not_equals",
 }
+# Parsers of the IP, CIDR and URL libraries cost a scan of their string (isURL is a plain call).
+_STRING_PARSERS = {"string_to_ip", "is_ip", "string_to_cidr", "is_cidr", "string_to_url"}
+# An IPv4 or IPv6 address: 4 to 16 bytes.
+_ADDRESS_BYTES = (4, 16)
+_UNIT_EQUALITY = (t.QUANTITY_TYPE.name, t.SEMVER_TYPE.name, t.IP_TYPE.name, t.CIDR_TYPE.name, t.URL_TYPE.name)
 _UNIT_FUNCTIONS = {
     "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan",
     "compareTo", "add", "sub", "major", "minor", "patch",
@@ -463,8 +467,6 @@ class Estimator:
         ext_list = self.list_extension_estimate(overload_id, target, args)
         if ext_list is not None:
             return ext_list
-        if function == "includes" and overload_id == "dra_includes_dyn_dyn" and target is not None:
-            return (0, MAX_ATTRIBUTE_VALUES), None
         return self.kubernetes_estimate(function, overload_id, target, args)
 
     def list_extension_estimate(self, overload_id, target, args):
@@ -547,7 +549,19 @@ class Estimator:
             str_cost = factor(add(size, fixed(1)), STRING_FACTOR)
             regex_cost = factor(self.est_size(args[0]), REGEX_FACTOR)
             return mul(str_cost, regex_cost), (0, size[1])
-        if function in ("quantity", "isQuantity", "semver", "isSemver"):
+        if overload_id == "cidr_ip":
+            return fixed(1), None
+        if overload_id == "ip_is_canonical" and args:
+            return factor(self.est_size(args[0]), 2 * STRING_FACTOR), None
+        if function in ("containsIP", "containsCIDR") and args:
+            # Comparing two addresses' bytes; containsCIDR also masks and compares prefix lengths.
+            call = factor(add(_ADDRESS_BYTES, _ADDRESS_BYTES), STRING_FACTOR)
+            if function == "containsCIDR":
+                call = add(add(call, factor(_ADDRESS_BYTES, STRING_FACTOR)), fixed(1))
+            if overload_id.endswith("_string"):
+                call = add(call, factor(self.est_size(args[0]), STRING_FACTOR))
+            return call, None
+        if function in ("quantity", "isQuantity", "semver", "isSemver") or overload_id in _STRING_PARSERS:
             if not args:
                 return None
             return factor(self.est_size(args[0]), STRING_FACTOR), None
@@ -555,7 +569,7 @@ class Estimator:
             return fixed(1), None
         if function == "_==_" and len(args) == 2:
             lhs, rhs = args[0].type, args[1].type
-            if lhs == rhs and lhs.kind == t.STRUCT and lhs.name in (t.QUANTITY_TYPE.name, t.SEMVER_TYPE.name):
+            if lhs == rhs and lhs.kind == t.STRUCT and lhs.name in _UNIT_EQUALITY:
                 return fixed(1), None
         return None
 

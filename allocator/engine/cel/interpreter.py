@@ -74,6 +74,20 @@ def _ceil_div(n: int, d: int) -> int:
     return -(-n // d)
 
 
+def _cost_contains_ip(extra: int):
+    """containsIP / containsCIDR: compare the CIDR's bytes twice (containsCIDR: mask and compare
+    prefix lengths too), plus a scan of the other side when it is a string."""
+    def cost(args):
+        cidr_size = actual_size(args[0])
+        total = _ceil_div(2 * cidr_size, 10)
+        if extra:
+            total += _ceil_div(cidr_size, 10) + 1
+        if isinstance(args[1], str):
+            total += _ceil_div(actual_size(args[1]), 10)
+        return total
+    return cost
+
+
 def _traversal(value) -> int:
     if isinstance(value, (str, bytes)):
         return len(value) // 10
@@ -176,6 +190,10 @@ _COST_BY_OVERLOAD = {
     "in_list": _cost_in_list,
     "add_string": _cost_sum_size, "add_bytes": _cost_sum_size,
     "matches_string": _cost_regex, "contains_string": _cost_contains,
+    "string_to_ip": _cost_string_scan, "is_ip": _cost_string_scan, "ip_is_canonical": _cost_string_double_scan,
+    "string_to_cidr": _cost_string_scan, "is_cidr": _cost_string_scan, "string_to_url": _cost_string_scan,
+    "cidr_contains_ip_ip": _cost_contains_ip(0), "cidr_contains_ip_string": _cost_contains_ip(0),
+    "cidr_contains_cidr": _cost_contains_ip(2), "cidr_contains_cidr_string": _cost_contains_ip(2),
 }
 for _relation in ("less", "greater", "less_equals", "greater_equals"):
     for _kind in ("string", "bytes"):

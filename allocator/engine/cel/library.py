@@ -4,7 +4,9 @@ The set follows the Kubernetes base CEL environment as the DRA selector
 compiler builds it: the CEL standard library with cross-type numeric
 comparisons and optional types, the strings extension (version 2), sets,
 lists (version 3), two-variable comprehensions, bindings, the Kubernetes
-regex, lists, quantity and semver libraries, and DRA's `includes()`.
+regex and lists libraries, and DRA's `includes()`. The Kubernetes quantity,
+semver, IP/CIDR and URL libraries and CEL timestamps/durations are in modules
+of their own (lib_*.py), which register their functions when this one loads.
 
 An implementation receives evaluated arguments positionally (the receiver of
 a member call first) and raises EvalError for CEL errors. One implementation
@@ -18,8 +20,6 @@ from functools import lru_cache
 
 import re2
 
-from ..quantity import DECIMAL_EXPONENT, Quantity, QuantityError
-from ..semver import Version
 from .errors import CelCostLimitError, EvalError
 from .types import CelType, parse_type
 from .values import (
@@ -47,6 +47,8 @@ from .values import (
 
 # Device attributes hold at most this many values; includes() refuses longer lists.
 MAX_ATTRIBUTE_VALUES = 48
+# A string or version attribute value is at most this long.
+MAX_ATTRIBUTE_VALUE_LENGTH = 64
 MAX_REGEX_LENGTH = 16 * 1024
 # Larger results (characters or elements) are refused: see _guard_size().
 MAX_BUILT_SIZE = 20_000_000
@@ -114,6 +116,19 @@ FUNCTIONS: dict[str, Function] = {}
 def declare(name: str, *overloads: tuple, impl=None, factory=None, registry: dict | None = None):
     target = FUNCTIONS if registry is None else registry
     target[name] = Function(name, [_overload(oid, sig) for oid, sig in overloads], impl, factory)
+
+
+def extend(name: str, *overloads: tuple, handles, impl):
+    """Add overloads to a declared function: `impl` serves the calls `handles(*args)` accepts,
+    the existing implementation every other call."""
+    function = FUNCTIONS[name]
+    function.overloads = function.overloads + [_overload(oid, sig) for oid, sig in overloads]
+    previous = function.impl
+
+    def call(*args):
+        return impl(*args) if handles(*args) else previous(*args)
+
+    function.impl = call
 
 
 def no_overload(function: str, *args) -> EvalError:
@@ -1107,213 +1122,6 @@ def _map_insert(mapping, key, *value):
     return out
 
 
-# -- Kubernetes quantity --------------------------------------------------------------------
-
-
-def _quantity(text):
-    try:
-        return Quantity.parse(text)
-    except QuantityError as exc:
-        raise EvalError(str(exc)) from None
-
-
-def _is_quantity(text):
-    try:
-        Quantity.parse(text)
-    except QuantityError:
-        return False
-    return True
-
-
-def _need_quantity(function: str, *values):
-    for value in values:
-        if type(value) is not Quantity:
-            raise no_overload(function, *values)
-
-
-def _q_sign(q):
-    _need_quantity("sign", q)
-    return q.sign()
-
-
-def _quantity_int64(q: Quantity):
-    if not q.is_integer():
-        return None
-    number = int(q.value)
-    if number < INT64_MIN or number > INT64_MAX:
-        return None
-    return number
-
-
-def _q_is_integer(q):
-    return _quantity_int64(q) is not None
-
-
-def _q_as_integer(q):
-    number = _quantity_int64(q)
-    if number is None:
-        raise EvalError("cannot convert value to integer")
-    return number
-
-
-def _q_as_float(q):
-    return q.as_float()
-
-
-def _q_add(q, other):
-    if type(other) is int:
-        other = Quantity.from_int(other, DECIMAL_EXPONENT)
-    return q.add(other)
-
-
-def _q_sub(q, other):
-    if type(other) is int:
-        other = Quantity.from_int(other, DECIMAL_EXPONENT)
-    return q.sub(other)
-
-
-# -- Kubernetes semver ----------------------------------------------------------------------
-
-_DIGITS = set("0123456789")
-_ALNUM = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
-
-
-def parse_semver(text: str) -> Version:
-    """Strict semver 2.0.0 parsing with blang/semver's error messages."""
-    if not text:
-        raise EvalError("Version string empty")
-    parts = text.split(".", 2)
-    if len(parts) != 3:
-        raise EvalError("No Major.Minor.Patch elements found")
-    numbers = []
-    for label, part in (("major", parts[0]), ("minor", parts[1])):
-        numbers.append(_semver_number(label, part))
-    patch = parts[2]
-    build: tuple = ()
-    pre: tuple = ()
-    if "+" in patch:
-        patch, _, build_text = patch.partition("+")
-        build = tuple(build_text.split("."))
-    if "-" in patch:
-        patch, _, pre_text = patch.partition("-")
-        pre = tuple(pre_text.split("."))
-    numbers.append(_semver_number("patch", patch))
-    pre_parts = []
-    for item in pre:
-        if not item:
-            raise EvalError("Prerelease is empty")
-        if not set(item) <= _ALNUM:
-            raise EvalError(f'Invalid character(s) found in prerelease "{item}"')
-        if set(item) <= _DIGITS:
-            if len(item) > 1 and item[0] == "0":
-                raise EvalError(f'Numeric PreRelease version must not contain leading zeroes "{item}"')
-            pre_parts.append(int(item))
-        else:
-            pre_parts.append(item)
-    for item in build:
-        if not item:
-            raise EvalError("Build meta data is empty")
-        if not set(item) <= _ALNUM:
-            raise EvalError(f'Invalid character(s) found in build meta data "{item}"')
-    return Version(numbers[0], numbers[1], numbers[2], tuple(pre_parts), build, text)
-
-
-def _semver_number(label: str, part: str) -> int:
-    if not set(part) <= _DIGITS:
-        raise EvalError(f'Invalid character(s) found in {label} number "{part}"')
-    if len(part) > 1 and part[0] == "0":
-        raise EvalError(f'{label.capitalize()} number must not contain leading zeroes "{part}"')
-    if not part or int(part) > UINT64_MAX:
-        raise EvalError(f'strconv.ParseUint: parsing "{part}": invalid syntax')
-    return int(part)
-
-
-def normalize_semver(text: str) -> str:
-    """Kubernetes' lenient form: drop one `v`, strip leading zeros, pad to three parts."""
-    if text.startswith("v"):
-        text = text[1:]
-    parts = text.split(".", 2)
-    for position, part in enumerate(parts):
-        if len(part) > 1:
-            part = part.lstrip("0")
-            if not part or part[0] not in "0123456789":
-                part = "0" + part
-            parts[position] = part
-    if len(parts) < 3:
-        if "+" in parts[-1] or "-" in parts[-1]:
-            raise EvalError("short version cannot contain PreRelease/Build meta data")
-        while len(parts) < 3:
-            parts.append("0")
-    return ".".join(parts)
-
-
-def _semver(text, normalize=False):
-    if normalize:
-        text = normalize_semver(text)
-    return parse_semver(text)
-
-
-def _is_semver(text, normalize=False):
-    try:
-        _semver(text, normalize)
-    except EvalError:
-        return False
-    return True
-
-
-def _need_version(function: str, *values):
-    for value in values:
-        if type(value) is not Version:
-            raise no_overload(function, *values)
-
-
-def _v_major(v):
-    _need_version("major", v)
-    return v.major
-
-
-def _v_minor(v):
-    _need_version("minor", v)
-    return v.minor
-
-
-def _v_patch(v):
-    _need_version("patch", v)
-    return v.patch
-
-
-def _ordering(function: str):
-    def impl(a, b):
-        ta, tb = type(a), type(b)
-        if ta is Quantity and tb is Quantity:
-            result = a.cmp(b)
-        elif ta is Version and tb is Version:
-            result = a.compare(b)
-        else:
-            raise no_overload(function, a, b)
-        if function == "compareTo":
-            return result
-        return result == (1 if function == "isGreaterThan" else -1)
-    return impl
-
-
-def _arith_member(function: str):
-    impl = _q_add if function == "add" else _q_sub
-
-    def call(q, other):
-        if type(q) is not Quantity or type(other) not in (Quantity, int):
-            raise no_overload(function, q, other)
-        return impl(q, other)
-    return call
-
-
-def _quantity_member(function: str, impl):
-    def call(q):
-        _need_quantity(function, q)
-        return impl(q)
-    return call
-
-
 def _typed(function: str, impl, *kinds):
     """Guard an implementation with the runtime types of its arguments."""
     def call(*args):
@@ -1601,68 +1409,6 @@ declare(
     impl=_typed("min", _extreme("min", 1), _L),
 )
 
-# Kubernetes quantity library (`sign` is declared as a global function upstream).
-declare("quantity", ("string_to_quantity", "(string) -> Quantity"), impl=_typed("quantity", _quantity, _S))
-declare("isQuantity", ("is_quantity_string", "(string) -> bool"), impl=_typed("isQuantity", _is_quantity, _S))
-declare("sign", ("quantity_sign", "(Quantity) -> int"), impl=_q_sign)
-declare(
-    "asApproximateFloat",
-    ("quantity_get_float", "Quantity.() -> double"),
-    impl=_quantity_member("asApproximateFloat", _q_as_float),
-)
-declare(
-    "asInteger",
-    ("quantity_get_int", "Quantity.() -> int"),
-    impl=_quantity_member("asInteger", _q_as_integer),
-)
-declare(
-    "isInteger",
-    ("quantity_is_integer", "Quantity.() -> bool"),
-    impl=_quantity_member("isInteger", _q_is_integer),
-)
-declare(
-    "add",
-    ("quantity_add", "Quantity.(Quantity) -> Quantity"), ("quantity_add_int", "Quantity.(int) -> Quantity"),
-    impl=_arith_member("add"),
-)
-declare(
-    "sub",
-    ("quantity_sub", "Quantity.(Quantity) -> Quantity"), ("quantity_sub_int", "Quantity.(int) -> Quantity"),
-    impl=_arith_member("sub"),
-)
-
-# Kubernetes semver library, version 1 (normalisation flag).
-declare(
-    "semver",
-    ("string_to_semver", "(string) -> Semver"), ("string_bool_to_semver", "(string, bool) -> Semver"),
-    impl=_typed("semver", _semver, _S, (bool,)),
-)
-declare(
-    "isSemver",
-    ("is_semver_string", "(string) -> bool"), ("is_semver_string_bool", "(string, bool) -> bool"),
-    impl=_typed("isSemver", _is_semver, _S, (bool,)),
-)
-declare("major", ("semver_major", "Semver.() -> int"), impl=_v_major)
-declare("minor", ("semver_minor", "Semver.() -> int"), impl=_v_minor)
-declare("patch", ("semver_patch", "Semver.() -> int"), impl=_v_patch)
-
-# Comparison members shared by quantities and versions.
-declare(
-    "isGreaterThan",
-    ("quantity_is_greater_than", "Quantity.(Quantity) -> bool"), ("semver_is_greater_than", "Semver.(Semver) -> bool"),
-    impl=_ordering("isGreaterThan"),
-)
-declare(
-    "isLessThan",
-    ("quantity_is_less_than", "Quantity.(Quantity) -> bool"), ("semver_is_less_than", "Semver.(Semver) -> bool"),
-    impl=_ordering("isLessThan"),
-)
-declare(
-    "compareTo",
-    ("quantity_compare_to", "Quantity.(Quantity) -> int"), ("semver_compare_to", "Semver.(Semver) -> int"),
-    impl=_ordering("compareTo"),
-)
-
 # DRA: includes() (list-type attributes gate, or any stored expression).
 INCLUDES: dict[str, Function] = {}
 declare("includes", ("dra_includes_dyn_dyn", "dyn.(dyn) -> bool"), impl=includes, registry=INCLUDES)
@@ -1678,3 +1424,6 @@ TYPE_IDENT_VALUES = {
     "bytes": "bytes", "list": "list", "map": "map", "null_type": "null_type", "type": "type",
     "optional_type": "optional_type",
 }
+
+# The libraries kept in modules of their own register their functions on import.
+from . import lib_ip, lib_quantity, lib_semver, lib_time, lib_url  # noqa: E402,F401

@@ -151,8 +151,13 @@ def _build(expression: str, options: Options, selector: bool) -> Program:
     if issues:
         raise compile_error(source, issues)
     output = checked.type_of(checked.expr)
-    if selector and output != t.BOOL_TYPE and output != attribute_type:
+    if selector is True and output != t.BOOL_TYPE and output != attribute_type:
         raise CelCompileError(f"must evaluate to bool or the unknown type, not {_describe(output)}")
+    if selector == DERIVED and not _derived_type_allowed(output, options.stored or options.list_type_attributes):
+        kinds = "a primitive scalar (string, integer, boolean, semver)"
+        if options.stored or options.list_type_attributes:
+            kinds += " or a list of these scalars"
+        raise CelCompileError(f"must evaluate to {kinds}, not {_describe(output)}")
     regex_problems = _literal_regex_issues(checked)
     if regex_problems:
         raise CelCompileError(f"program instantiation failed: {regex_problems[0]}")
@@ -181,6 +186,21 @@ def _compile(expression: str, options: Options, selector: bool) -> Program:
 def compile_selector(expression: str, options: Options = Options()) -> Program:
     """Compile a device selector: the result must be bool (or dynamic). Cached."""
     return _compile(expression, options, True)
+
+
+DERIVED = "derived"
+_DERIVED_ELEMENTS = (t.BOOL_TYPE, t.INT_TYPE, t.STRING_TYPE, t.ANY_TYPE, t.DYN_TYPE, t.SEMVER_TYPE)
+
+
+def _derived_type_allowed(output: t.CelType, lists: bool) -> bool:
+    if output in _DERIVED_ELEMENTS:
+        return True
+    return lists and output.kind == t.LIST and output.params[0] in _DERIVED_ELEMENTS
+
+
+def compile_derived_attribute(expression: str, options: Options = Options()) -> Program:
+    """Compile a request's derived attribute as validation does: a scalar, or a list of scalars. Cached."""
+    return _compile(expression, options, DERIVED)
 
 
 def compile_expression(expression: str, options: Options = Options()) -> Program:

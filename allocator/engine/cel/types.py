@@ -76,10 +76,6 @@ class CelType:
             return False
         return all(a.equivalent(b) for a, b in zip(self.params, other.params))
 
-    @property
-    def is_dyn(self) -> bool:
-        return self.kind == DYN or self.kind == ANY
-
 
 DYN_TYPE = CelType(DYN, "dyn")
 ANY_TYPE = CelType(ANY, "google.protobuf.Any")
@@ -96,6 +92,9 @@ TIMESTAMP_TYPE = CelType(TIMESTAMP, "google.protobuf.Timestamp")
 DURATION_TYPE = CelType(DURATION, "google.protobuf.Duration")
 QUANTITY_TYPE = CelType(STRUCT, "kubernetes.Quantity")
 SEMVER_TYPE = CelType(STRUCT, "kubernetes.Semver")
+IP_TYPE = CelType(STRUCT, "net.IP")
+CIDR_TYPE = CelType(STRUCT, "net.CIDR")
+URL_TYPE = CelType(STRUCT, "kubernetes.URL")
 DEVICE_TYPE_NAME = "kubernetes.DRADevice"
 
 
@@ -142,6 +141,9 @@ _NAMED = {
     "duration": DURATION_TYPE,
     "Quantity": QUANTITY_TYPE,
     "Semver": SEMVER_TYPE,
+    "IP": IP_TYPE,
+    "CIDR": CIDR_TYPE,
+    "URL": URL_TYPE,
 }
 
 

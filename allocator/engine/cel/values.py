@@ -126,10 +126,6 @@ def type_value(value) -> TypeValue:
     return TypeValue(type_name(value))
 
 
-def is_int(value) -> bool:
-    return type(value) is int
-
-
 def is_number(value) -> bool:
     t = type(value)
     return t is int or t is float or t is Uint

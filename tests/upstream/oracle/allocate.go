@@ -127,7 +127,7 @@ func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) (re
 	// The stable variant iterates pools in Go map order (random); incubating is
 	// the same code with sorted pools, so it stands in for stable.
 	structured.EnableAllocators("incubating", "experimental")
-	allocator, err := structured.NewAllocator(ctx, features, allocatedState(sc, features), classLister{sc.classes}, sc.slices, celCache)
+	allocator, err := structured.NewAllocator(ctx, features, allocatedState(sc, features), classLister{sc.classes}, sc.scheduledSlices(gates), celCache)
 	if err != nil {
 		return fail(err.Error())
 	}

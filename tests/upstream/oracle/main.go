@@ -34,7 +34,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	node := flags.String("node", "", "allocate for this node (default: every node named, first that fits)")
 	gates := flags.String("feature-gates", "", "A=true,B=false (Kubernetes gate names)")
 	output := flags.String("o", "", "json (the only machine-readable format)")
-	batch := flags.Bool("batch", false, "read JSON lines {\"scenario\", \"node\", \"featureGates\"} from stdin, write one result line each")
+	batch := flags.Bool("batch", false, "read JSON lines {\"scenario\", \"node\", \"featureGates\"} (or {\"cel\", \"stored\", \"featureGates\"}) from stdin, write one result line each")
 	timeout := flags.Duration("timeout", defaultTimeout, "time allowed for one node, as the scheduler's filter timeout")
 	// Go's flag package stops at the first positional argument; the playground's
 	// command line puts FILE first, so flags after it are parsed in a second pass.
@@ -93,6 +93,11 @@ type BatchRequest struct {
 	Scenario     string `json:"scenario"`
 	Node         string `json:"node,omitempty"`
 	FeatureGates string `json:"featureGates,omitempty"`
+	// Cel, when set, asks about one selector expression instead of a scenario.
+	Cel    string `json:"cel,omitempty"`
+	Stored bool   `json:"stored,omitempty"`
+	// Derived compiles the expression as a derived attribute (any scalar or list of scalars).
+	Derived bool `json:"derived,omitempty"`
 }
 
 // BatchResponse is one line of --batch output: the result plus the exit
@@ -115,6 +120,16 @@ func runBatch(stdin io.Reader, stdout io.Writer, timeout time.Duration) int {
 			var result *Result
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
 				result = invalid(fmt.Sprintf("batch line is not a request: %v", jerr))
+			} else if req.Cel != "" {
+				answer, cerr := compileCEL(req.Cel, req.FeatureGates, req.Stored, req.Derived)
+				if cerr != nil {
+					answer = &CelResult{Outcome: "invalid", Message: cerr.Error()}
+				}
+				_ = enc.Encode(answer)
+				if ferr := writer.Flush(); ferr != nil {
+					return exitInvalid
+				}
+				continue
 			} else {
 				result = Allocate([]byte(req.Scenario), req.Node, req.FeatureGates, timeout)
 			}

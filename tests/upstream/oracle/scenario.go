@@ -23,6 +23,7 @@ type scenario struct {
 	claims          []*pendingClaim // every claim, allocated or not, in input order
 	allocatedClaims []*resourceapi.ResourceClaim
 	nodes           map[string]*v1.Node
+	taintRules      []*resourceapi.DeviceTaintRule
 }
 
 type pendingClaim struct {
@@ -250,6 +251,12 @@ func (sc *scenario) add(js []byte, where string) error {
 		if c.Status.Allocation != nil {
 			sc.allocatedClaims = append(sc.allocatedClaims, c)
 		}
+	case h.APIVersion == "resource.k8s.io/v1" && h.Kind == "DeviceTaintRule":
+		r := &resourceapi.DeviceTaintRule{}
+		if err := decode(r); err != nil {
+			return err
+		}
+		sc.taintRules = append(sc.taintRules, r)
 	case h.APIVersion == "v1" && h.Kind == "Node":
 		n := &v1.Node{}
 		if err := decode(n); err != nil {
@@ -258,7 +265,7 @@ func (sc *scenario) add(js []byte, where string) error {
 		sc.nodes[n.Name] = n
 	case h.Kind == "Pod":
 		return fmt.Errorf("%s: Pods are not modelled by the oracle (one scheduling cycle for the claims only)", where)
-	case strings.HasPrefix(h.APIVersion, "resource.k8s.io/") && h.APIVersion != "resource.k8s.io/v1" && h.Kind != "ResourceClaimTemplate":
+	case strings.HasPrefix(h.APIVersion, "resource.k8s.io/") && h.APIVersion != "resource.k8s.io/v1" && h.Kind != "ResourceClaimTemplate" && h.Kind != "DeviceTaintRule":
 		return fmt.Errorf("%s: %s %s: only resource.k8s.io/v1 is read by the oracle", where, h.APIVersion, h.Kind)
 	default:
 		// Namespaces, templates and other kinds do not reach the allocator.
@@ -331,4 +338,37 @@ func allocatorFeatures(g map[string]bool) structured.Features {
 		PartitionableDevices:    g["DRAPartitionableDevices"],
 		PrioritizedList:         g["DRAPrioritizedList"],
 	}
+}
+
+// scheduledSlices is what kube-scheduler's slice lister hands to the
+// allocator: with DRADeviceTaintRules, each DeviceTaintRule's taint is
+// appended to every device its selector names (driver, pool, device; each
+// optional; no selector names nothing), rules in input order. This is the
+// scheduler's ResourceSlice tracker, not allocation.
+func (sc *scenario) scheduledSlices(gates map[string]bool) []*resourceapi.ResourceSlice {
+	if !gates["DRADeviceTaintRules"] || len(sc.taintRules) == 0 {
+		return sc.slices
+	}
+	out := make([]*resourceapi.ResourceSlice, 0, len(sc.slices))
+	for _, slice := range sc.slices {
+		patched := slice
+		for _, rule := range sc.taintRules {
+			sel := rule.Spec.DeviceSelector
+			if sel == nil || (sel.Driver != nil && *sel.Driver != slice.Spec.Driver) ||
+				(sel.Pool != nil && *sel.Pool != slice.Spec.Pool.Name) {
+				continue
+			}
+			for i := range slice.Spec.Devices {
+				if sel.Device != nil && *sel.Device != slice.Spec.Devices[i].Name {
+					continue
+				}
+				if patched == slice {
+					patched = slice.DeepCopy()
+				}
+				patched.Spec.Devices[i].Taints = append(patched.Spec.Devices[i].Taints, rule.Spec.Taint)
+			}
+		}
+		out = append(out, patched)
+	}
+	return out
 }
