@@ -53,6 +53,8 @@
 
     function closeFile() {
       input.value = "";
+      var node = document.getElementById("node");
+      if (node) node.value = "";  // a node of the file's scenario means nothing in the editor's
       form.removeAttribute("hx-encoding");
       form.removeAttribute("enctype");
       view.hidden = true;

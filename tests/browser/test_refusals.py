@@ -26,4 +26,4 @@ def test_a_form_post_over_the_upload_limit_shows_the_413_message_on_the_page(pag
     }""")
     expect(outcome(page)).to_have_text("Refused")
     expect(page.locator("#results")).to_contain_text(re.compile(r"The scenario is [\d,]+ bytes"))
-    expect(page.locator("#results")).to_contain_text("the limit is 2,097,152 bytes")
+    expect(page.locator("#results")).to_contain_text("the limit is 33,554,432 bytes")
