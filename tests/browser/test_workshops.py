@@ -74,6 +74,7 @@ def test_a_full_lesson(page: Page):
     expect(page.locator("#editor .cm-editor")).to_be_visible()  # the page's scripts have run
     page.keyboard.press("Alt+ArrowLeft")
     expect(page).to_have_url(LESSON)
+    expect(page.locator("#editor .cm-editor")).to_be_visible()  # its scripts have run and noted the step
     page.goto("/workshops/dra-in-90-minutes/")
     expect(page.locator('.lesson-list li[data-step="2"] .lesson-done')).to_be_visible()
     expect(page.locator('.lesson-list li[data-step="1"] .lesson-done')).to_be_hidden()
