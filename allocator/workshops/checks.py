@@ -9,7 +9,8 @@ when it fails) and an optional `label` (what it checks, shown beside ✓ / ✗):
     counter: memory   counterSet: gpu-0 [pool: driver/pool]  free: 2Gi | freeAtLeast: 1Gi | freeAtMost: 0
     capacity: bandwidth  device: eth1 [claim: ns/name]  consumed: 8G
     row: gpu-1        claim: ns/name [request: gpu]  code: selector | verdict: rejected
-    pod: ns/name      node: worker-1 | pending: true|false
+    pod: ns/name      node: worker-1 | pending: true|false  [reason: 'Insufficient cpu'  (a whole reason the
+                      scheduler gave some node for the pending pod, as in its `0/N nodes are available` line)]
     gate: DRADeviceCompatibilityGroups  [component: scheduler]  value: true
     unchanged: [ResourceSlice, DeviceClass/gpu.example.com, ResourceClaim/default/big]
     selector: 'productName'   claim: ns/name [request: gpu]    (a CEL selector containing this text is still there)
@@ -38,7 +39,7 @@ KINDS = {
     "row": {"claim", "request", "code", "verdict"},
     "counter": {"counterSet", "pool", "free", "freeAtLeast", "freeAtMost"},
     "capacity": {"device", "claim", "consumed"},
-    "pod": {"node", "pending"},
+    "pod": {"node", "pending", "reason"},
     "gate": {"component", "value"},
     "unchanged": set(),
     "selector": {"claim", "request"},
@@ -169,6 +170,9 @@ def _validate(kind: str, spec: dict, path: tuple, reader) -> None:
             reader.problem("a pod check needs either node or pending: true|false", path)
         optional("node", str, "a node name")
         optional("pending", bool, "true or false")
+        optional("reason", str, "one reason the scheduler gives a node, e.g. 'Insufficient cpu'")
+        if "reason" in spec and spec.get("pending") is not True:
+            reader.problem("a pod check with reason needs pending: true", path + ("reason",))
     elif kind == "gate":
         if spec["gate"] not in GATES:
             reader.problem(f"unknown feature gate {spec['gate']!r}", path + ("gate",))
@@ -225,6 +229,8 @@ def describe(kind: str, spec: dict) -> str:
         what = spec.get("code") or spec.get("verdict")
         return f"{spec['row']} for claim {spec['claim']} is {what}"
     if kind == "pod":
+        if "reason" in spec:
+            return f"pod {spec['pod']} stays pending, a node refused with “{spec['reason']}”"
         if "pending" in spec:
             return f"pod {spec['pod']} " + ("stays pending" if spec["pending"] else "is scheduled")
         return f"pod {spec['pod']} runs on {spec['node']}"
@@ -423,6 +429,11 @@ def _pod(spec, attempt):
         if f"{pod['namespace']}/{pod['name']}" != key:
             continue
         if "pending" in spec:
+            if "reason" in spec:
+                # Reasons are compared whole, as the scheduler words them, never as substrings.
+                return pod["outcome"] == "pending" and any(
+                    spec["reason"] in (n.get("reasons") or [n.get("reason")]) for n in pod.get("nodes", [])
+                    if not n.get("fits"))
             return (pod["outcome"] == "pending") == spec["pending"]
         return pod["outcome"] == "scheduled" and pod["node"] == spec["node"]
     return False

@@ -82,6 +82,15 @@ def test_pod_check_reads_the_pods_node_and_pending_state():
     assert not run_check({"pod": "ml/trainer-0", "pending": True}, PODS, node="").ok
 
 
+def test_pod_check_reads_a_pending_pods_reason_whole():
+    pending = {"pod": "ml/trainer-1", "pending": True}
+    assert run_check({**pending, "reason": "cannot allocate all claims"}, PODS, node="").ok
+    assert not run_check({**pending, "reason": "cannot allocate"}, PODS, node="").ok  # whole reasons only
+    assert not run_check({**pending, "reason": "Insufficient cpu"}, PODS, node="").ok
+    assert not run_check({"pod": "ml/trainer-0", "pending": True, "reason": "cannot allocate all claims"},
+                         PODS, node="").ok  # trainer-0 is scheduled
+
+
 def test_gate_check_reads_the_attendees_settings():
     off = {"scheduler": {"DRADeviceTaints": False}}
     assert not run_check({"gate": "DRADeviceTaints", "component": "scheduler", "value": True}, SIMPLE, gates=off).ok
