@@ -176,3 +176,12 @@ document.addEventListener("click", function (event) {
     });
   });
 })();
+
+// After a run the node options are swapped in; the browser may then keep the last option shown.
+// The option the server marked `selected` is the node the run was for.
+document.addEventListener("htmx:oobAfterSwap", function (event) {
+  var select = event.detail && event.detail.target;
+  if (!select || select.id !== "node") return;
+  var marked = select.querySelector("option[selected]");
+  select.value = marked ? marked.value : "";
+});

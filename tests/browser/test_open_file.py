@@ -39,6 +39,7 @@ def test_a_cluster_dump_runs_as_a_file_shown_read_only_until_closed(page: Page):
     page.set_input_files("#scenario-file", files=[{"name": "dump.yaml", "mimeType": "text/yaml", "buffer": dump}])
 
     expect(outcome(page)).to_contain_text("Allocated on node node-0023", timeout=30_000)
+    expect(page.locator("#node")).to_have_value("")  # the run was for any node; the dropdown still says so
     expect(page.locator("#file-view")).to_be_visible()
     expect(page.locator("#editor")).to_be_hidden()
     expect(page.locator("#file-name")).to_have_text("dump.yaml")
