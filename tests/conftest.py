@@ -46,3 +46,13 @@ def _fair_share_limits_off(request):
     settings.ALLOCATOR_RUNS_PER_CLIENT = 0
     settings.ALLOCATOR_SLOW_RUNS = "0/1"
     yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Rate-limit counts and cached results live in Django's cache; every test starts without them."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

@@ -45,13 +45,6 @@ def message(payload: bytes) -> str:
     return pickle.loads(payload)[1].message
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
 def example_settings(slug):
     example = gallery.get(slug)
     return RunRequest(scenario=example.scenario, node=example.node or "", gates=example.component_gates())

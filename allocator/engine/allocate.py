@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 
 from allocator.engine import cel
-from allocator.engine.attempt import AllocatedState, Attempt, Pick, allocated_state  # noqa: F401 (re-exported)
+from allocator.engine.attempt import AllocatedState, Attempt, Pick
 from allocator.engine.capacity import CapacityError, consumption, resolve_requests, shortfall, status_name
 from allocator.engine.constraints import DistinctAttribute, MatchAttribute
 from allocator.engine.gates import AllocatorFeatures
@@ -399,7 +399,7 @@ class Allocator:
             refusal = self.capacity_refusal(rd, device)
         return refusal
 
-    def _untolerated_taint(self, rd: RequestData, device: Device):
+    def untolerated_taint(self, rd: RequestData, device: Device):
         for taint in device.taints:
             if taint.effect not in ("NoSchedule", "NoExecute"):
                 continue
@@ -447,7 +447,7 @@ class Allocator:
                 return None, refusal
 
         if self.features.device_taints:
-            taint = self._untolerated_taint(rd, device)
+            taint = self.untolerated_taint(rd, device)
             if taint is not None:
                 return None, r.TaintNotTolerated(taint)
 

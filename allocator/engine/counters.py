@@ -33,17 +33,6 @@ def available_counters(pool, is_allocated) -> dict:
     return available
 
 
-def first_overdrawn(available: dict, consumed: dict) -> tuple | None:
-    """The first (set, counter, consumed, available) where this attempt takes more than is left."""
-    for set_name, counters in available.items():
-        used = consumed.get(set_name, {})
-        for counter, left in counters.items():
-            taken = used.get(counter, ZERO)
-            if left < taken:
-                return (set_name, counter, taken, left)
-    return None
-
-
 @dataclass(frozen=True, slots=True)
 class GroupState:
     """Running compatibility state of one counter set."""

@@ -49,7 +49,7 @@ def _independent_refusal(allocator: Allocator, rd, device):
     except (Fatal, SearchLimit):  # an error or the explanation's time limit: say nothing more
         return None
     if refusal is None and allocator.features.device_taints:
-        taint = allocator._untolerated_taint(rd, device)
+        taint = allocator.untolerated_taint(rd, device)
         if taint is not None:
             refusal = TaintNotTolerated(taint)
     return refusal
@@ -143,7 +143,6 @@ def explain(allocator: Allocator, recorder: SearchRecorder, *, max_candidates: i
                     "subrequestChosen": (used_sub == si) if request.exactly is None and success else None,
                     "chosen": [row["pool"] + "/" + row["device"] for row in rows if row["verdict"] == CHOSEN],
                     "candidates": rows,
-                    "summary": _summary(rows),
                 })
         claims.append({"claim": claim.key, "requests": requests})
 
@@ -173,20 +172,6 @@ def explain(allocator: Allocator, recorder: SearchRecorder, *, max_candidates: i
         "trace": trace_data(allocator, recorder),
     }
     return explanation
-
-
-def _summary(rows: list) -> list:
-    """Rows grouped by verdict and code, largest group first (for readable big tables)."""
-    groups: dict = {}
-    for row in rows:
-        key = (row["verdict"], row.get("code") or row.get("would"))
-        groups.setdefault(key, []).append(row)
-    out = []
-    for (verdict, code), members in groups.items():
-        out.append({"verdict": verdict, "code": code, "count": len(members),
-                    "reason": members[0]["reason"] if len({m["reason"] for m in members}) == 1 else None})
-    out.sort(key=lambda g: -g["count"])
-    return out
 
 
 # --- the headline of a pending claim ----------------------------------------------------------------

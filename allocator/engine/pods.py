@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 
 from allocator.engine import cel
 from allocator.engine import noderesources as fit
-from allocator.engine.allocate import Allocator, allocated_state
+from allocator.engine.allocate import Allocator
+from allocator.engine.attempt import allocated_state
 from allocator.engine.cycle import NodeAttempt, attempt_node, explain_attempt, fit_error, prefilter_problems
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (

@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass, field
 
 from allocator.engine import cel
-from allocator.engine.allocate import DEFAULT_MAX_STEPS, AllocatedState, Fatal, allocated_state
+from allocator.engine.allocate import DEFAULT_MAX_STEPS, Fatal
+from allocator.engine.attempt import AllocatedState, allocated_state
 from allocator.engine.cycle import (
     NO_SOLUTION,
     attempt_node,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from allocator.engine.allocate import Allocator, SearchLimit, allocated_state
+from allocator.engine.allocate import Allocator, SearchLimit
+from allocator.engine.attempt import allocated_state
 from allocator.engine.explain import explain
 from allocator.engine.gates import AllocatorFeatures, gates_from_dict
 from allocator.engine.pools import SliceIndex, gather_pools

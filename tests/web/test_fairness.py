@@ -4,7 +4,6 @@ import threading
 import time
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from allocator import gallery, runs, safe_cache, worker
@@ -19,11 +18,8 @@ SIMPLE = gallery.get("simple-gpu")
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    safe_cache.reset()
-    yield
-    cache.clear()
+def cache_state_reset():
+    safe_cache.reset()  # besides the cache itself (tests/conftest.py), the outage memory
 
 
 @pytest.fixture

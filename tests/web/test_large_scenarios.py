@@ -4,20 +4,13 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from allocator import gallery, summary
 from allocator.runs import MAX_SCENARIO_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from bench_allocate import generate  # noqa: E402
-
-
-@pytest.fixture
-def client():
-    return Client()
 
 
 def heading(body: str) -> str:

@@ -6,7 +6,6 @@ import json
 import logging
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from allocator import gallery, safe_cache
@@ -18,18 +17,6 @@ from tests.web.test_sharing import form_data
 pytestmark = pytest.mark.django_db
 
 SIMPLE = gallery.get("simple-gpu")
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def client():
-    return Client()
 
 
 # ---- depth: every parser entry refuses deep nesting with a 400 -------------------------

@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
@@ -28,19 +27,6 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 COMPONENT_KEYS = [key for key, _ in COMPONENTS]
 SIMPLE = gallery.get("simple-gpu").scenario
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    """Rate-limit counts and cached results live in the cache; every test starts without them."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def client():
-    return Client()
 
 
 def api_share(client, scenario, query="", **extra):

@@ -3,14 +3,8 @@ import json
 import re
 
 import pytest
-from django.test import Client
 
 from allocator import gallery
-
-
-@pytest.fixture
-def client():
-    return Client()
 
 
 def outcome_heading(body: str) -> str:

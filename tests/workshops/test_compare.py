@@ -2,7 +2,6 @@
 import re
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from allocator import compare, gallery
@@ -15,18 +14,6 @@ from allocator.workshops.model import Variant
 pytestmark = pytest.mark.django_db
 SKEW = shipped()["dra-in-90-minutes"].lesson(8)
 SIMPLE = gallery.get("simple-gpu").scenario
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def client():
-    return Client()
 
 
 def test_link_holds_both_sides():

@@ -14,18 +14,6 @@ pytestmark = pytest.mark.django_db
 TINY = (Path(__file__).parent / "files" / "tiny.yaml").read_text()
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def client():
-    return Client()
-
-
 def api_share(client, text, **extra):
     return client.post("/api/v1/workshops", text, content_type="application/yaml", **extra)
 

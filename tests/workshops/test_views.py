@@ -3,7 +3,6 @@ import re
 from html import escape
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from allocator.engine.gates import GATES
@@ -13,18 +12,6 @@ from allocator.workshops.library import shipped
 pytestmark = pytest.mark.django_db
 COMPONENT_KEYS = [key for key, _ in COMPONENTS]
 WORKSHOP = shipped()["dra-in-90-minutes"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def client():
-    return Client()
 
 
 def form_data(variant):
