@@ -57,6 +57,9 @@ class SearchLimit(Exception):
         self.steps = steps
 
 
+_UNCHECKED = object()  # selector_cache: not evaluated yet (None means "passes")
+
+
 class _MaxSize(Exception):
     """Internal: a branch cannot fit under the 32-results limit."""
 
@@ -275,11 +278,10 @@ class Allocator:
     def selector_refusal(self, rd: RequestData, device: Device):
         """`selectable` (§6.4 step 2), computed once per device and (claim, request, subrequest)."""
         key = (id(device), rd.claim_index, rd.request_index, rd.sub_index)
-        try:
-            return self.selector_cache[key]
-        except KeyError:
+        refusal = self.selector_cache.get(key, _UNCHECKED)
+        if refusal is _UNCHECKED:
             refusal = self.selector_cache[key] = self._selector_refusal(rd, device)
-            return refusal
+        return refusal
 
     def _selector_refusal(self, rd: RequestData, device: Device):
         if device.binding_conditions and not self.features.device_binding:
