@@ -9,6 +9,7 @@ The worker side imports no Django; the parent side reads Django settings only wh
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import logging
@@ -67,6 +68,7 @@ def _run_one(settings: RunRequest) -> bytes:
 def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
     """Worker loop: receive RunRequest, send back ("ok", job(settings)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
+    gc.freeze()  # the engine's modules and tables stay for the process: no collection walks them
     if niceness:
         os.nice(niceness)
     if memory_bytes:

@@ -77,6 +77,8 @@ class Attempt:
         self.group_states: dict = {}  # (pool id, set) -> GroupState in this attempt
         self._available: dict = {}  # pool id -> counters left after allocated claims (lazy)
         self._baselines: dict = {}  # pool id -> {set: GroupState} (lazy)
+        self._overdrawn_before: dict = {}  # pool id -> counter sets overdrawn by claims allocated before
+        self._held_before: dict = {}  # (pool id, set, counter) -> holders allocated before (lazy)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -154,9 +156,20 @@ class Attempt:
             for counter, amount in entry.counters.items():
                 counters[counter] = counters.get(counter, ZERO) + amount.value
         consumed = self.consumed_counters.get(pool.id, {})
+        overdrawn = self._overdrawn_before.get(pool.id)
+        if overdrawn is None:
+            overdrawn = self._overdrawn_before[pool.id] = frozenset(
+                name for name, counters in self.available_counters_of(pool).items()
+                if any(left < ZERO for left in counters.values()))
         for set_name, counters in self.available_counters_of(pool).items():
+            extra = adds.get(set_name)
+            if extra is None:
+                # Every pick so far passed this check, so a set the device does not draw on can
+                # only be overdrawn if claims allocated before overdrew it.
+                if set_name not in overdrawn:
+                    continue
+                extra = {}
             used = consumed.get(set_name, {})
-            extra = adds.get(set_name, {})
             for counter, left in counters.items():
                 before = used.get(counter, ZERO)
                 if left < before + extra.get(counter, ZERO):
@@ -189,20 +202,29 @@ class Attempt:
 
     def counter_holders(self, pool, counter_set: str, counter: str) -> tuple:
         """Who consumes the counter: devices of claims allocated before, then this attempt's picks."""
-        out = []
-        for device in pool.all_pool_devices():
-            if not device.consumes or not self.allocated.is_allocated(device.id):
-                continue
-            amount = _consumes(device, counter_set, counter)
-            if amount is not None:
-                for key in self.allocated.holders.get(device.id, ()) or ("(allocated)",):
-                    out.append(Holder(key, None, device.id_str, str(amount)))
+        out = list(self._counter_held_before(pool, counter_set, counter))
         for ci, pick in self.picks():
             if pick.pays_counters and pick.pool is pool:
                 amount = _consumes(pick.device, counter_set, counter)
                 if amount is not None:
                     out.append(Holder(self.claims[ci].key, pick.rd.name, pick.device.id_str, str(amount)))
         return tuple(out)
+
+    def _counter_held_before(self, pool, counter_set: str, counter: str) -> tuple:
+        """The holders of claims allocated before: fixed for the whole search, so found once."""
+        key = (pool.id, counter_set, counter)
+        held = self._held_before.get(key)
+        if held is None:
+            out = []
+            for device in pool.all_pool_devices():
+                if not device.consumes or not self.allocated.is_allocated(device.id):
+                    continue
+                amount = _consumes(device, counter_set, counter)
+                if amount is not None:
+                    for claim in self.allocated.holders.get(device.id, ()) or ("(allocated)",):
+                        out.append(Holder(claim, None, device.id_str, str(amount)))
+            held = self._held_before[key] = tuple(out)
+        return held
 
     def group_setters(self, pool, counter_set: str) -> tuple:
         out = []

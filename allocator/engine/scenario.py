@@ -198,7 +198,16 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         seen[(kind, name)] = raw.ref
         scenario.refs[(kind, name)] = raw.ref
         try:
-            _add_object(scenario, kind, data, raw.ref, index)
+            if kind == "ResourceSlice":
+                # Built once per document text, position and gates: read-only from here on (the
+                # CEL view each device makes on first use is a function of the device alone).
+                key = ("slice", apiserver_gates, raw.ref, len(scenario.slices))
+                built = memo.get(key)
+                if built is None:
+                    built = memo[key] = build_slice(data, raw.ref, order=len(scenario.slices))
+                scenario.slices.append(built)
+            else:
+                _add_object(scenario, kind, data, raw.ref, index)
         except ObjectFieldError as exc:
             scenario.problems.append(Problem(exc.message, kind=kind, name=name, path=exc.path, ref=raw.ref))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -228,8 +237,6 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
     if kind == "DeviceClass":
         device_class: DeviceClass = build_device_class(data, ref)
         scenario.classes[device_class.name] = device_class
-    elif kind == "ResourceSlice":
-        scenario.slices.append(build_slice(data, ref, order=len(scenario.slices)))
     elif kind == "ResourceClaim":
         scenario.claims.append(build_claim(data, ref))
     elif kind == "Node":
