@@ -65,7 +65,7 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
     context.update(extra or {})
     if request.htmx:
         # htmx swaps only 2xx answers; a refusal must replace the old result to be seen.
-        response = render(request, f"{template}#results", context, status=200 if status in (413, 429) else status)
+        response = render(request, f"{template}#results", context, status=200 if status in (400, 413, 429) else status)
     else:
         response = render(request, template, context, status=status)
     if retry_after:

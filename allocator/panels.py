@@ -41,9 +41,13 @@ def counter_bars(explanation: dict) -> list:
                 "before_pct": _percent(before, total),
                 "now_pct": _percent(now, total),
                 "free_pct": _percent(max(total - before - now, 0), total),
+                "before_width": f"{_percent(before, total):.1f}%",
+                "now_width": f"{_percent(now, total):.1f}%",
                 "overdrawn": _amount(c["free"]) < 0,
             })
-        sets.append({**cs, "bars": bars})
+        members = [{**m, "css": "chip-now" if m.get("allocatedNow") else "chip-before" if m.get("allocatedBefore") else "",
+                    "groups_text": ",".join(m.get("groups") or ())} for m in cs.get("devices", ())]
+        sets.append({**cs, "bars": bars, "devices": members})
     return sets
 
 
@@ -158,37 +162,50 @@ def why_requests(explanation: dict) -> list:
 FOLD_AT = 4  # this many rows with one verdict and kind of reason are folded
 FOLD_BLOCKING_AT = 3  # rows that block (in use, counters, …) fold only with the very same reason
 
+VERDICT_LABELS = {
+    "chosen": "✔ chosen",
+    "tried": "◐ tried",
+    "rejected": "✘ rejected",
+    "not-needed": "· not needed",
+    "not-used": "· not used",
+    "not-reached": "· not reached",
+}
+
 
 def _fold(rows: list) -> list:
-    """[{"rows": [...], "folded": bool, ...}]: rows that matter alone, the rest folded by reason."""
+    """The rows of one pool as the table shows them, in search order: a row that matters alone
+    ({"row": ...}), or a fold of rows with one verdict and reason ({"folded": True, "rows": [...]}).
+    Each says whether it blocks ("1"/"0", for the "chosen and blocking only" filter) and carries
+    its verdict's label."""
     groups: list = []
     by_reason: dict = {}
     for row in rows:
         if row["verdict"] in ("chosen", "tried"):
-            groups.append({"rows": [row], "folded": False, "blocking": True})
+            groups.append({"rows": [row], "blocking": True})
             continue
         blocking = bool(row.get("stateDependent"))
         # Blocking rows fold only with rows of the very same reason; the others by the kind of reason.
         key = (row["verdict"], row.get("code"), row["reason"] if blocking else _reason_kind(row), blocking)
         group = by_reason.get(key)
         if group is None:
-            group = by_reason[key] = {"rows": [], "folded": False, "blocking": blocking,
-                                      "verdict": row["verdict"], "code": row.get("code")}
+            group = by_reason[key] = {"rows": [], "blocking": blocking, "verdict": row["verdict"]}
             groups.append(group)
         group["rows"].append(row)
-    for group in groups:
-        if len(group["rows"]) >= (FOLD_AT if not group["blocking"] else FOLD_BLOCKING_AT):
-            group["folded"] = True
-            reasons = {r["reason"] for r in group["rows"]}
-            group["reason"] = reasons.pop() if len(reasons) == 1 else _reason_kind(group["rows"][0])
-    # Unfolded groups go back to search order; folded ones keep the place of their first row.
     flat: list = []
     for group in groups:
-        if group["folded"]:
-            flat.append(group)
+        members = group["rows"]
+        if len(members) >= (FOLD_AT if not group["blocking"] else FOLD_BLOCKING_AT):
+            reasons = {r["reason"] for r in members}
+            flat.append({"folded": True, "rows": members, "verdict": group["verdict"],
+                         "label": VERDICT_LABELS.get(group["verdict"], group["verdict"]),
+                         "blocking": "1" if group["blocking"] else "0",
+                         "reason": reasons.pop() if len(reasons) == 1 else _reason_kind(members[0])})
         else:
-            flat.extend({"rows": [row], "folded": False, "blocking": group["blocking"] or row["verdict"] in (
-                "chosen", "tried")} for row in group["rows"])
+            for row in members:
+                blocking = group["blocking"] or row["verdict"] in ("chosen", "tried")
+                flat.append({"folded": False, "rows": [row], "row": row, "blocking": "1" if blocking else "0",
+                             "label": VERDICT_LABELS.get(row["verdict"], row["verdict"])})
+    # Rows alone go back to search order; a fold keeps the place of its first row.
     order = {id(row): n for n, row in enumerate(rows)}
     flat.sort(key=lambda g: order[id(g["rows"][0])])
     return flat

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from allocator import gallery, safe_cache
 from allocator.engine.report import outcome_data
 from allocator.fairness import Throttled
-from allocator.forms import PlaygroundForm, read_api_body
+from allocator.forms import PlaygroundForm, json_form_data, read_api_body
 from allocator.middleware import refuses_oversize
 from allocator.pages import render_run, too_large
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
@@ -29,10 +29,15 @@ def index(request):
     """The playground: GET shows an example; POST (plain form or htmx) shows a result."""
     if request.method == "POST":
         try:
-            form = PlaygroundForm(request.POST, request.FILES)
+            if request.content_type == "application/json":  # the page's script sends its form as JSON
+                form = PlaygroundForm(json_form_data(request.body))
+            else:
+                form = PlaygroundForm(request.POST, request.FILES)
         except RequestDataTooBig:
             size = int(request.META.get("CONTENT_LENGTH") or 0)
             return render_run(request, RunRequest(scenario=""), refused=too_large(size), status=413)
+        except ShareError as exc:
+            return render_run(request, RunRequest(scenario=""), refused=exc.message, status=exc.status)
         if getattr(request, "upload_too_large", False):  # see allocator/uploads.py
             size = int(request.META.get("CONTENT_LENGTH") or 0)
             return render_run(request, RunRequest(scenario=""), refused=too_large(size), status=413)

@@ -16,14 +16,6 @@ def get_item(mapping, key):
     return None
 
 
-VERDICT_LABELS = {
-    "chosen": "✔ chosen",
-    "tried": "◐ tried",
-    "rejected": "✘ rejected",
-    "not-needed": "· not needed",
-    "not-used": "· not used",
-    "not-reached": "· not reached",
-}
 
 
 def _script_safe(text: str) -> str:
@@ -38,12 +30,6 @@ def data_script(value, element_id: str):
     translation (a 40 KB replay costs a tenth of the time)."""
     text = _script_safe(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
     return format_html('<script id="{}" type="application/json">{}</script>', element_id, mark_safe(text))
-
-
-@register.filter
-def verdict_label(verdict: str) -> str:
-    """A why-table verdict as the page shows it."""
-    return VERDICT_LABELS.get(verdict, verdict)
 
 
 @register.simple_tag(takes_context=True)

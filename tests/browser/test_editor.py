@@ -26,6 +26,19 @@ def test_typing_in_the_editor_reruns_the_allocation(page: Page):
     assert 'quantity("16Gi")' in page.locator("#scenario").input_value()
 
 
+def test_an_edit_is_sent_as_json_and_the_share_button_as_a_plain_form(page: Page):
+    open_example(page, "simple-gpu")
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/")) as run:
+        replace_in_editor(page, "40Gi", "16Gi", after="quantity(")
+    assert run.value.headers["content-type"] == "application/json"
+    assert 'quantity(\\"16Gi\\")' in run.value.post_data
+    expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
+    with page.expect_request(lambda r: r.method == "POST" and "/share" in r.url) as share:
+        page.get_by_role("button", name="Share", exact=True).click()
+    assert share.value.headers["content-type"].startswith("application/x-www-form-urlencoded")
+    expect(page.locator("#share-url")).to_be_visible()
+
+
 def test_ctrl_enter_runs_now_and_esc_tab_leaves_the_editor(page: Page):
     open_example(page, "simple-gpu")
     before = page.locator("#scenario").input_value()

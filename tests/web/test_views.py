@@ -49,6 +49,42 @@ def test_htmx_post_returns_only_the_results_partial(client):
     assert "<textarea" not in body
 
 
+def test_the_form_sent_as_json_answers_as_the_url_encoded_form_does(client):
+    data = {"scenario": gallery.get("simple-gpu").scenario, "node": "worker-1", "gates-submitted": "1",
+            "gate-scheduler-DRAPrioritizedList": "on"}
+    plain = client.post("/", data, HTTP_HX_REQUEST="true")
+    as_json = client.post("/", json.dumps({name: [value] for name, value in data.items()}),
+                          content_type="application/json", HTTP_HX_REQUEST="true")
+    assert as_json.status_code == 200
+    assert "Allocated on node worker-1" in outcome_heading(as_json.content.decode())
+    assert as_json.content == plain.content
+
+
+@pytest.mark.parametrize("body, says", [
+    ("{not json", "it is not JSON"),
+    ('["scenario"]', "not a JSON object of fields"),
+    ('{"scenario": [1]}', "field “scenario” is not text"),
+    ("[" * 100_000, "nested too deeply"),
+])
+def test_a_form_that_is_not_readable_json_is_refused_in_the_results(client, body, says):
+    response = client.post("/", body, content_type="application/json", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200, "htmx only swaps 2xx answers into the page"
+    assert "Refused" in response.content.decode() and says in response.content.decode()
+    assert client.post("/", body, content_type="application/json").status_code == 400
+
+
+def test_the_form_sent_as_json_needs_the_csrf_token_in_its_header():
+    from django.test import Client
+
+    checked = Client(enforce_csrf_checks=True)
+    page = checked.get("/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    body = json.dumps({"scenario": [gallery.get("simple-gpu").scenario], "gates-submitted": ["1"]})
+    assert checked.post("/", body, content_type="application/json").status_code == 403
+    answered = checked.post("/", body, content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    assert answered.status_code == 200 and "Allocated on node worker-1" in answered.content.decode()
+
+
 def test_plain_form_post_without_javascript_renders_the_whole_page(client):
     scenario = gallery.get("simple-gpu").scenario
     response = client.post("/", {"scenario": scenario, "node": "worker-1", "gates-submitted": "1"})
