@@ -6,7 +6,9 @@ file, as the page sends a large one), to the page as htmx does, through Django's
 full request stack and the bounded worker processes, and prints the median and
 p90 per scenario. Every run changes a comment at the end, so the results cache
 never answers, while the documents before it come from the worker's document cache
-as they do when someone edits. Target: under 50 ms median per gallery example.
+as they do when someone edits. Target: under 50 ms median per gallery example. Then it makes
+the try-this edit in `mig-8-gpu` and takes it back, in turn (each with a new comment), and prints
+the server's part of those requests too (target: 15 ms).
 
 usage: scripts/bench_page.py [--runs 21] [--dump-nodes 200]
 """
@@ -49,12 +51,34 @@ def form(example) -> dict:
     return data
 
 
-def measure(client: Client, data: dict, runs: int) -> list[float]:
-    """Each run changes a comment line, so the results cache never answers. The form is sent
-    as JSON, as the page's script sends it (multipart only while a file is open)."""
+class ServerClock:
+    """Time spent in Django's request handler (middleware, view, rendering, the worker round trip):
+    the server's part of a request, without the test client's own work."""
+
+    def __init__(self):
+        from django.core.handlers.base import BaseHandler
+
+        self.times: list[float] = []
+        original = BaseHandler.get_response
+
+        def timed(handler, request):
+            start = time.perf_counter()
+            try:
+                return original(handler, request)
+            finally:
+                self.times.append((time.perf_counter() - start) * 1000)
+
+        BaseHandler.get_response = timed
+
+
+def measure(client: Client, data: dict, runs: int, texts: list[str] | None = None) -> list[float]:
+    """Each run changes a comment line, so the results cache never answers; with `texts`, runs go
+    through them in turn (an edit and back). The form is sent as JSON, as the page's script sends
+    it (multipart only while a file is open)."""
     times = []
     for run in range(runs):
-        varied = dict(data, scenario=f"{data['scenario']}\n# bench run {run} {time.time_ns()}\n")
+        text = texts[run % len(texts)] if texts else data["scenario"]
+        varied = dict(data, scenario=f"{text}\n# bench run {run} {time.time_ns()}\n")
         body = json.dumps({name: [value] for name, value in varied.items()})
         start = time.perf_counter()
         response = client.post("/", body, content_type="application/json",
@@ -62,6 +86,17 @@ def measure(client: Client, data: dict, runs: int) -> list[float]:
         times.append((time.perf_counter() - start) * 1000)
         assert response.status_code == 200, response.status_code
     return times
+
+
+# The try-this edit of mig-8-gpu: the medium request asks for two partitions, and the claim fails.
+EDIT_EXAMPLE = "mig-8-gpu"
+EDIT_AFTER = "    - name: medium\n      exactly:\n        deviceClassName: mig.nvidia.example.com\n"
+
+
+def edit_texts(example) -> list[str]:
+    edited = example.scenario.replace(EDIT_AFTER, EDIT_AFTER + "        count: 2\n", 1)
+    assert edited != example.scenario, "the try-this edit no longer applies"
+    return [example.scenario, edited]
 
 
 def main() -> None:
@@ -78,6 +113,12 @@ def main() -> None:
         medians.append(median)
         print(f"{example.slug:32} {median:10.1f} {times[int(len(times) * 0.9) - 1]:8.1f}")
     print(f"{'gallery median of medians':32} {statistics.median(medians):10.1f}")
+    example = gallery.get(EDIT_EXAMPLE)
+    clock = ServerClock()
+    times = sorted(measure(client, form(example), max(args.runs, 41), edit_texts(example)))
+    server = sorted(clock.times)
+    print(f"{'edits in ' + EDIT_EXAMPLE:32} {statistics.median(times):10.1f} {times[int(len(times) * 0.9) - 1]:8.1f}"
+          f"   server part: median {statistics.median(server):.1f}, p90 {server[int(len(server) * 0.9) - 1]:.1f}")
     if args.dump_nodes:
         dump = generate(args.dump_nodes).encode()
         form_data = {"scenario": "", "node": "", "gates-submitted": "1"}

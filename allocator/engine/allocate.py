@@ -320,16 +320,25 @@ class Allocator:
         return programs
 
     def _evaluate(self, owner, index, program, rd: RequestData, device: Device) -> bool:
-        try:
-            return program.evaluate(device_input(device), deadline=self.deadline)
-        except cel.CelInterruptedError:
-            raise self._out_of_time() from None
-        except (DeviceInputError, cel.CelRuntimeError) as exc:
-            claim = self.claims[rd.claim_index]
-            who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
-            raise Fatal(
-                f"{who}: selector #{index} on device {device.id_str}: CEL runtime error: {runtime_message(exc)}",
-                **self._selector_place(owner, index, rd)) from None
+        results = device.selector_results
+        if results is None:
+            results = device.selector_results = {}
+        result = results.get(program)
+        if result is None:
+            try:
+                result = program.evaluate(device_input(device), deadline=self.deadline)
+            except cel.CelInterruptedError:  # depends on the clock: never kept
+                raise self._out_of_time() from None
+            except (DeviceInputError, cel.CelRuntimeError) as exc:
+                result = exc
+            results[program] = result
+        if result is True or result is False:
+            return result
+        claim = self.claims[rd.claim_index]
+        who = f"class {rd.device_class.name}" if owner == "class" else f"claim {claim.key}"
+        raise Fatal(
+            f"{who}: selector #{index} on device {device.id_str}: CEL runtime error: {runtime_message(result)}",
+            **self._selector_place(owner, index, rd)) from None
 
     def _selector_place(self, owner: str, index: int, rd: RequestData) -> dict:
         """Where a selector's expression is written: in the DeviceClass, or in the claim's request."""

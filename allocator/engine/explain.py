@@ -256,8 +256,11 @@ def _pass(rows: list) -> str:
 
 
 def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
-    """The recorded steps as plain data for the replay (bounded; `total` counts every step)."""
+    """The recorded steps as plain data for the replay (bounded; `total` counts every step).
+    A reason or pool repeated over many steps is one string, written once when pickled."""
     steps = []
+    pools: dict = {}
+    reasons: dict = {}
     for step in recorder.steps:
         entry = {"kind": step.kind}
         if step.rd is not None:
@@ -265,10 +268,14 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
             entry["request"] = step.rd.name
         if step.device is not None:
             entry["device"] = step.device.name
-            entry["pool"] = f"{step.device.driver}/{step.device.pool}"
+            place = (step.device.driver, step.device.pool)
+            pool = pools.get(place)
+            if pool is None:
+                pool = pools[place] = f"{step.device.driver}/{step.device.pool}"
+            entry["pool"] = pool
         if step.kind == REJECT:
             entry["code"] = step.detail.code
-            entry["reason"] = step.detail.text()
+            entry["reason"] = _shared_text(reasons, step.detail)
         elif step.kind in (PICK, UNDO):
             pick = step.detail
             if pick.pays_counters:
@@ -279,6 +286,17 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
             entry["outcome"] = step.detail
         steps.append(entry)
     return {"steps": steps, "total": recorder.total, "shown": len(steps)}
+
+
+def _shared_text(texts: dict, refusal) -> str:
+    """The refusal's text, made once per equal refusal."""
+    try:
+        text = texts.get(refusal)
+    except TypeError:  # a refusal holding a mapping: not hashable
+        return refusal.text()
+    if text is None:
+        text = texts[refusal] = refusal.text()
+    return text
 
 
 def _pool_entry(pool) -> dict:
@@ -320,6 +338,10 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
         for pick in picks:
             for entry in pick.device.consumes:
                 now_by_pool.setdefault((pick.device.driver, pick.device.pool), set()).add((entry.counter_set, pick.device.name))
+    blocking: dict = {}  # (pool, counter set) -> devices refused for it
+    for cand in _all_candidates(claims):
+        if cand.get("counterSet"):
+            blocking.setdefault((cand["pool"], cand["counterSet"]), set()).add(cand["device"])
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:
             continue
@@ -347,12 +369,8 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
                 for device, entry in _drawing_on(pool.all_pool_devices(), name)
             ]
             state = allocator.attempt.group_state(pool, name)
-            blocks = sorted({
-                cand["device"] for cand in _all_candidates(claims)
-                if cand.get("counterSet") == name and cand["pool"] == pool.id_str
-            })
             out.append({
-                "blocks": blocks,
+                "blocks": sorted(blocking.get((pool.id_str, name), ())),
                 "pool": pool.id_str,
                 "counterSet": name,
                 "counters": counters,

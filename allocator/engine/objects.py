@@ -456,6 +456,9 @@ class Device:
     allow_multiple: bool = False
     index: int = 0  # position in its slice
     cel_input: object = None  # the CEL view of the device (or why it has none), made on first use
+    # Compiled selector -> its result on this device (or the error it raised): a function of the
+    # two alone, so kept for as long as the device is (the built slice outlives one run).
+    selector_results: dict | None = None
 
     @property
     def id(self) -> tuple:

@@ -67,6 +67,7 @@ def tainted_slices(slices: list, rules: list) -> list:
             if extra:
                 if not changed:
                     devices, changed = list(devices), True
-                devices[index] = dataclasses.replace(device, taints=device.taints + extra, cel_input=None)
+                devices[index] = dataclasses.replace(device, taints=device.taints + extra, cel_input=None,
+                                                     selector_results=None)
         out.append(dataclasses.replace(s, devices=tuple(devices)) if changed else s)
     return out

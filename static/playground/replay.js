@@ -25,9 +25,22 @@
     }
   }
 
+  // A step as the page sends it: [kind, claim, request, pool, device, reason or outcome, counters],
+  // each string an index into data.strings (see panels.replay_data).
+  function expand(strings, s) {
+    function text(i) { return i === null ? undefined : strings[i]; }
+    var step = { kind: text(s[0]), claim: text(s[1]), request: text(s[2]), pool: text(s[3]), device: text(s[4]) };
+    if (step.kind === "reject") step.reason = text(s[5]);
+    else if (step.kind === "done") step.outcome = text(s[5]);
+    if (s[6]) {
+      step.counters = s[6].map(function (c) { return { counterSet: text(c[0]), counter: text(c[1]), amount: c[2] }; });
+    }
+    return step;
+  }
+
   function Replay(root) {
     var data = JSON.parse(root.querySelector("#replay-data").textContent);
-    this.steps = data.steps;
+    this.steps = data.steps.map(function (s) { return expand(data.strings, s); });
     this.scrub = root.querySelector("[data-replay-scrub]");
     this.position = root.querySelector("[data-replay-position]");
     this.text = root.querySelector("[data-replay-text]");

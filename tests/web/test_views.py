@@ -156,6 +156,36 @@ def test_api_allocate_returns_the_cli_json_plus_explanation(client):
     assert data["explanation"]["claims"][0]["requests"][0]["candidates"][0]["verdict"] == "rejected"
 
 
+@pytest.mark.parametrize("slug", ["prioritized-list", "partitionable-devices", "mig-8-gpu"])
+def test_the_replay_on_the_page_holds_every_step_the_api_reports(client, slug):
+    example = gallery.get(slug)
+    api = client.post(f"/api/v1/allocate?node={example.node or ''}", example.scenario,
+                      content_type="application/yaml").json()
+    page = client.get(f"/?example={slug}").content.decode()
+    data = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    strings = data["strings"]
+
+    def text(i):
+        return None if i is None else strings[i]
+
+    def expand(s):  # as replay.js reads a step
+        step = {"kind": text(s[0]), "claim": text(s[1]), "request": text(s[2]), "pool": text(s[3]), "device": text(s[4])}
+        if step["kind"] == "reject":
+            step["reason"] = text(s[5])
+        elif step["kind"] == "done":
+            step["outcome"] = text(s[5])
+        if s[6]:
+            step["counters"] = [{"counterSet": text(c[0]), "counter": text(c[1]), "amount": c[2]} for c in s[6]]
+        return step
+
+    expected = [{"claim": None, "request": None, "pool": None, "device": None, **step}
+                for step in api["explanation"]["trace"]["steps"]]
+    for step in expected:
+        step.pop("code", None)
+    assert [expand(s) for s in data["steps"]] == expected
+    assert data["total"] == api["explanation"]["trace"]["total"]
+
+
 def test_api_status_codes_for_invalid_and_unsatisfiable(client):
     bad = client.post("/api/v1/allocate", "kind: [", content_type="application/yaml")
     assert bad.status_code == 400 and bad.json()["outcome"] == "invalid"
