@@ -147,6 +147,7 @@ class Allocator:
         self.attempt = Attempt(claims, allocated, compatibility_groups=features.compatibility_groups)
         self.results = self.attempt.results
         self.selector_cache: dict = {}
+        self.capacity_cache: dict = {}  # the capacity check of devices no share can be taken of
         self.derived_cache: dict = {}
         self.program_cache: dict = {}
         self.selected_sub: dict = {}
@@ -407,7 +408,13 @@ class Allocator:
             return self._in_use_refusal(device)
         refusal = self.selector_refusal(rd, device)
         if refusal is None and self.features.consumable_capacity:
-            refusal = self.capacity_refusal(rd, device)
+            if device.allow_multiple or device.id in self.allocated.capacity:
+                refusal = self.capacity_refusal(rd, device)
+            else:  # nothing can take a share of it: the answer is the same every time
+                key = (id(device), rd.claim_index, rd.request_index, rd.sub_index)
+                refusal = self.capacity_cache.get(key, _UNCHECKED)
+                if refusal is _UNCHECKED:
+                    refusal = self.capacity_cache[key] = self.capacity_refusal(rd, device)
         return refusal
 
     def untolerated_taint(self, rd: RequestData, device: Device):

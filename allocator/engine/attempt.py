@@ -25,6 +25,9 @@ class AllocatedState:
     shares: dict = field(default_factory=dict)  # device id -> set of share ids
     capacity: dict = field(default_factory=dict)  # device id -> {capacity name: Decimal}
     holders: dict = field(default_factory=dict)  # device id -> [claim key]
+    # (id of a node's pool, counter set, counter) -> (pool, Holders consuming it): found once for every
+    # search on that node
+    counter_holders: dict = field(default_factory=dict)
 
     def is_allocated(self, device_id: tuple) -> bool:
         return device_id in self.devices or device_id in self.shares or device_id in self.capacity
@@ -78,7 +81,6 @@ class Attempt:
         self._available: dict = {}  # pool id -> counters left after allocated claims (lazy)
         self._baselines: dict = {}  # pool id -> {set: GroupState} (lazy)
         self._overdrawn_before: dict = {}  # pool id -> counter sets overdrawn by claims allocated before
-        self._held_before: dict = {}  # (pool id, set, counter) -> holders allocated before (lazy)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -211,19 +213,21 @@ class Attempt:
         return tuple(out)
 
     def _counter_held_before(self, pool, counter_set: str, counter: str) -> tuple:
-        """The holders of claims allocated before: fixed for the whole search, so found once."""
-        key = (pool.id, counter_set, counter)
-        held = self._held_before.get(key)
-        if held is None:
-            out = []
-            for device in pool.all_pool_devices():
-                if not device.consumes or not self.allocated.is_allocated(device.id):
-                    continue
-                amount = _consumes(device, counter_set, counter)
-                if amount is not None:
-                    for claim in self.allocated.holders.get(device.id, ()) or ("(allocated)",):
-                        out.append(Holder(claim, None, device.id_str, str(amount)))
-            held = self._held_before[key] = tuple(out)
+        """The holders of claims allocated before: fixed for the whole cycle, so found once."""
+        key = (id(pool), counter_set, counter)  # pools are made per node: the same id may hold other devices
+        cached = self.allocated.counter_holders.get(key)
+        if cached is not None and cached[0] is pool:
+            return cached[1]
+        out = []
+        for device in pool.all_pool_devices():
+            if not device.consumes or not self.allocated.is_allocated(device.id):
+                continue
+            amount = _consumes(device, counter_set, counter)
+            if amount is not None:
+                for claim in self.allocated.holders.get(device.id, ()) or ("(allocated)",):
+                    out.append(Holder(claim, None, device.id_str, str(amount)))
+        held = tuple(out)
+        self.allocated.counter_holders[key] = (pool, held)  # the pool kept alive, so its id is not reused
         return held
 
     def group_setters(self, pool, counter_set: str) -> tuple:

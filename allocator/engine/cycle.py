@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from allocator.engine.allocate import Allocator, Fatal, NodeFailure, SearchLimit
+from allocator.engine.allocate import DEFAULT_MAX_STEPS, Allocator, Fatal, NodeFailure, SearchLimit
 from allocator.engine.explain import explain
 from allocator.engine.pools import gather_pools
 from allocator.engine.problems import Problem
@@ -19,7 +19,9 @@ from allocator.engine.trace import SearchRecorder
 NO_SOLUTION = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
 
-# The explanation of a failure re-runs the search without pruning (upstream's exact steps) within this.
+# A search runs first without pruning (upstream's exact steps) for this many steps.
+EXACT_FIRST_STEPS = 5_000
+# The explanation of a pruned search's failure runs it again without pruning within this.
 EXACT_RERUN_STEPS = 100_000
 EXACT_RERUN_SECONDS = 2.0
 EXPLAIN_SECONDS = 2.0  # for the rows' "would fail anyway" selector evaluations
@@ -70,11 +72,27 @@ class NodeAttempt:
 def attempt_node(node, *, claims: list, scenario, index, features, allocated, options: dict,
                  record: bool) -> NodeAttempt:
     """Gather the node's pools and allocate the claims there. `index` holds the slices the scheduler
-    sees (DeviceTaintRules applied). PoolGatherError propagates."""
+    sees (DeviceTaintRules applied). PoolGatherError propagates.
+
+    The search first runs as upstream's does, branch for branch; only one longer than
+    EXACT_FIRST_STEPS starts again with pruning (same answer, fewer steps), whose failure the
+    explanation then searches again exactly (see explain_attempt)."""
     pools = gather_pools(node, index, features)
-    allocator = Allocator(claims=claims, classes=scenario.classes, pools=pools, node=node, features=features,
-                          allocated=allocated, all_slices=index.slices,
-                          recorder=SearchRecorder() if record else None, **options)
+
+    def search(**overrides) -> NodeAttempt:
+        allocator = Allocator(claims=claims, classes=scenario.classes, pools=pools, node=node, features=features,
+                              allocated=allocated, all_slices=index.slices,
+                              recorder=SearchRecorder() if record else None, **{**options, **overrides})
+        return _search(node, allocator, pools)
+
+    if options.get("max_steps", DEFAULT_MAX_STEPS) > EXACT_FIRST_STEPS:
+        attempt = search(prune=False, max_steps=EXACT_FIRST_STEPS)
+        if not (attempt.limit and attempt.steps > EXACT_FIRST_STEPS):  # not cut by this first budget
+            return attempt
+    return search()
+
+
+def _search(node, allocator: Allocator, pools: list) -> NodeAttempt:
     try:
         success = allocator.run()
     except Fatal as exc:

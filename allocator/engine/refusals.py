@@ -7,6 +7,7 @@ JSON.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -51,7 +52,13 @@ def quantity_text(amount, like: Quantity | None = None) -> str:
     """A Decimal amount printed as a quantity, in the format of `like` when given."""
     if isinstance(amount, Quantity):
         return str(amount)
-    return str(Quantity(Decimal(amount), like.format if like is not None else "DecimalSI"))
+    return _quantity_text(Decimal(amount), like.format if like is not None else "DecimalSI")
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantity_text(amount: Decimal, format_name: str) -> str:
+    # A search prints the same few amounts in hundreds of refusals.
+    return str(Quantity(amount, format_name))
 
 
 class Refusal:

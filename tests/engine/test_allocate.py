@@ -60,6 +60,20 @@ def test_exhaustive_failure_is_pruned_instead_of_running_for_seconds():
     assert outcome.verdicts[0].steps < 1000
 
 
+def test_a_short_search_takes_upstreams_own_steps_and_only_a_long_one_is_pruned(monkeypatch):
+    from allocator.engine import cycle
+
+    devices = [dev(f"g{i}", numa=i % 2) for i in range(6)]
+    objects = [gpu_class(), node(), slice_("s", devices),
+               claim("c", [request(count=3)], constraints=[{"distinctAttribute": "gpu.example.com/numa"}])]
+    exact = run(objects)
+    monkeypatch.setattr(cycle, "EXACT_FIRST_STEPS", 10)  # longer than this: pruned
+    pruned = run(objects)
+    assert exact.outcome == pruned.outcome == "unsatisfiable"
+    assert pruned.verdicts[0].steps < exact.verdicts[0].steps
+    assert exact.explanation["claims"] == pruned.explanation["claims"], "the explanation is upstream's either way"
+
+
 def test_step_budget_is_reported_as_giving_up_not_as_unsatisfiable():
     # The second request can never be met, so every combination for the first one is tried.
     devices = [dev(f"d{i}", type="small") for i in range(30)]
