@@ -16,7 +16,7 @@ from allocator.engine.pools import SliceIndex, ignored_slices
 from allocator.engine.refusals import TaintNotTolerated
 from allocator.engine.refusals import quantity_text as _q
 from allocator.engine.results import build_allocation
-from allocator.engine.trace import DONE, PICK, REJECT, UNDO, SearchRecorder
+from allocator.engine.trace import DONE, ENTER, PICK, REJECT, UNDO, SearchRecorder
 
 CHOSEN = "chosen"
 TRIED = "tried"
@@ -255,48 +255,79 @@ def _pass(rows: list) -> str:
 # --- the replay ---------------------------------------------------------------------------------------
 
 
+STEP_FIELDS = ("kind", "claim", "request", "pool", "device", "text", "counters", "code")
+
+
 def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
-    """The recorded steps as plain data for the replay (bounded; `total` counts every step).
-    A reason or pool repeated over many steps is one string, written once when pickled."""
+    """The recorded steps for the replay (bounded; `total` counts every step), compact: each step is
+    [kind, claim, request, pool, device, reason or outcome, counters, code] (STEP_FIELDS) with every
+    string an index into `strings`, counters as [[counter set, counter, amount]]. A search repeats
+    a few names and reasons hundreds of times; `with_steps` turns the steps into objects."""
+    strings: list = []
+    index: dict = {}
+
+    def ref(text):
+        at = index.get(text)
+        if at is None:
+            at = index[text] = len(strings)
+            strings.append(text)
+        return at
+
+    kinds = {kind: ref(kind) for kind in (ENTER, REJECT, PICK, UNDO, DONE)}
+    claims = [ref(claim.key) for claim in allocator.claims]
+    places: dict = {}  # (driver, pool) -> index of "driver/pool"
+    reasons: dict = {}  # id(refusal) -> (refusal, index of its text)
     steps = []
-    pools: dict = {}
-    reasons: dict = {}
     for step in recorder.steps:
-        entry = {"kind": step.kind}
+        claim = request = pool = device = text = counters = code = None
         if step.rd is not None:
-            entry["claim"] = allocator.claims[step.rd.claim_index].key
-            entry["request"] = step.rd.name
+            claim, request = claims[step.rd.claim_index], ref(step.rd.name)
         if step.device is not None:
-            entry["device"] = step.device.name
             place = (step.device.driver, step.device.pool)
-            pool = pools.get(place)
+            pool = places.get(place)
             if pool is None:
-                pool = pools[place] = f"{step.device.driver}/{step.device.pool}"
-            entry["pool"] = pool
+                pool = places[place] = ref(f"{step.device.driver}/{step.device.pool}")
+            device = ref(step.device.name)
         if step.kind == REJECT:
-            entry["code"] = step.detail.code
-            entry["reason"] = _shared_text(reasons, step.detail)
+            known = reasons.get(id(step.detail))
+            if known is None:
+                known = reasons[id(step.detail)] = (step.detail, ref(step.detail.text()))
+            text, code = known[1], ref(step.detail.code)
         elif step.kind in (PICK, UNDO):
             pick = step.detail
             if pick.pays_counters:
-                entry["counters"] = [
-                    {"counterSet": e.counter_set, "counter": c, "amount": float(q.value)}
-                    for e in pick.device.consumes for c, q in e.counters.items()]
+                counters = [[ref(e.counter_set), ref(c), float(q.value)]
+                            for e in pick.device.consumes for c, q in e.counters.items()]
         elif step.kind == DONE:
-            entry["outcome"] = step.detail
+            text = ref(step.detail)
+        steps.append([kinds[step.kind], claim, request, pool, device, text, counters, code])
+    return {"strings": strings, "steps": steps, "total": recorder.total, "shown": len(steps)}
+
+
+def with_steps(explanation: dict | None) -> dict | None:
+    """The explanation as the API and the CLI print it: each replay step an object
+    ({"kind", "claim", "request", "device", "pool", "code", "reason", "counters", "outcome"}, the
+    ones that apply)."""
+    trace = (explanation or {}).get("trace")
+    if not trace or "strings" not in trace:
+        return explanation
+    strings = trace["strings"]
+    steps = []
+    for kind, claim, request, pool, device, text, counters, code in trace["steps"]:
+        entry = {"kind": strings[kind]}
+        if claim is not None:
+            entry["claim"], entry["request"] = strings[claim], strings[request]
+        if device is not None:
+            entry["device"], entry["pool"] = strings[device], strings[pool]
+        if code is not None:
+            entry["code"] = strings[code]
+        if text is not None:
+            entry["outcome" if entry["kind"] == DONE else "reason"] = strings[text]
+        if counters:
+            entry["counters"] = [{"counterSet": strings[s], "counter": strings[c], "amount": amount}
+                                 for s, c, amount in counters]
         steps.append(entry)
-    return {"steps": steps, "total": recorder.total, "shown": len(steps)}
-
-
-def _shared_text(texts: dict, refusal) -> str:
-    """The refusal's text, made once per equal refusal."""
-    try:
-        text = texts.get(refusal)
-    except TypeError:  # a refusal holding a mapping: not hashable
-        return refusal.text()
-    if text is None:
-        text = texts[refusal] = refusal.text()
-    return text
+    return {**explanation, "trace": {"steps": steps, "total": trace["total"], "shown": trace["shown"]}}
 
 
 def _pool_entry(pool) -> dict:

@@ -30,6 +30,7 @@ from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator
 from allocator.engine.attempt import allocated_state
 from allocator.engine.cycle import NodeAttempt, attempt_node, explain_attempt, fit_error, prefilter_problems
+from allocator.engine.explain import with_steps
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
     NOT_IN_PREFILTER_RESULT,
@@ -178,7 +179,7 @@ class PodResult:
         if self.problems:
             out["problems"] = [p.as_dict() for p in self.problems]
         if with_explanation:
-            out["explanation"] = self.explanation
+            out["explanation"] = with_steps(self.explanation)
         return out
 
 

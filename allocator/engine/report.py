@@ -5,6 +5,7 @@ import json
 
 import yaml
 
+from allocator.engine.explain import with_steps
 from allocator.engine.pods import INVALID_POD, PENDING, SCHEDULED
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 
@@ -20,7 +21,7 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
         "nodes": [v.as_dict() for v in outcome.verdicts],
     }
     if with_explanation:
-        data["explanation"] = outcome.explanation
+        data["explanation"] = with_steps(outcome.explanation)
     if outcome.pods is not None:
         data["pods"] = [p.as_dict(with_explanation=with_explanation) for p in outcome.pods]
     return data

@@ -25,8 +25,8 @@
     }
   }
 
-  // A step as the page sends it: [kind, claim, request, pool, device, reason or outcome, counters],
-  // each string an index into data.strings (see panels.replay_data).
+  // A step as the page sends it: [kind, claim, request, pool, device, reason or outcome, counters, code],
+  // each string an index into data.strings (see explain.trace_data).
   function expand(strings, s) {
     function text(i) { return i === null ? undefined : strings[i]; }
     var step = { kind: text(s[0]), claim: text(s[1]), request: text(s[2]), pool: text(s[3]), device: text(s[4]) };

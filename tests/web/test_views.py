@@ -181,7 +181,7 @@ def test_the_replay_on_the_page_holds_every_step_the_api_reports(client, slug):
     expected = [{"claim": None, "request": None, "pool": None, "device": None, **step}
                 for step in api["explanation"]["trace"]["steps"]]
     for step in expected:
-        step.pop("code", None)
+        step.pop("code", None)  # the replay does not show it
     assert [expand(s) for s in data["steps"]] == expected
     assert data["total"] == api["explanation"]["trace"]["total"]
 
