@@ -30,9 +30,6 @@ class PlaygroundForm(forms.Form):
         super().__init__(data, files, **kwargs)
         # Any text goes to the engine, which names what is wrong with it (a NUL included) and where.
         self.fields["scenario"].validators = []
-        for component, _ in COMPONENTS:
-            for name in GATES:
-                self.fields[gate_field_name(component, name)] = forms.CharField(required=False)
 
     def add_prefix(self, field_name):
         # Field names as the page writes them: "reset-gates", not "reset_gates".
@@ -49,7 +46,8 @@ class PlaygroundForm(forms.Form):
                 key = gate_field_name(component, name)
                 if not submitted and key not in self.data:
                     continue
-                value = self.cleaned_data.get(key) in TRUE_VALUES
+                # A checkbox per gate and component (51 of them): read as they come, not as form fields.
+                value = str(self.data.get(key) or "").strip() in TRUE_VALUES
                 if value != info.default:
                     chosen[name] = value
             if chosen:
