@@ -25,6 +25,7 @@ NOT_NEEDED = "not-needed"
 NOT_USED = "not-used"
 NOT_REACHED = "not-reached"
 IN_USE_CODES = ("in-use", "same-claim")
+CONSTRAINT_CODE = "constraint"
 
 
 def _row(device, pool, verdict: str, code: str | None, reason: str, refusal=None) -> dict:
@@ -234,18 +235,30 @@ def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: li
         return (f"{prefix}{asks}; on {node} only {_plural(len(passing), 'device')} {_pass(passing)} its "
                 f"selectors, and {held[0]['device']} is not free: {held[0]['reason']}")
     if held:
+        constrained = [r for r in held if r["code"] == CONSTRAINT_CODE]
         taken = [r for r in held if r["code"] in IN_USE_CODES]
-        other = [r for r in held if r["code"] not in IN_USE_CODES]
+        other = [r for r in held if r["code"] not in IN_USE_CODES and r["code"] != CONSTRAINT_CODE]
         parts = []
+        if constrained:
+            # A constraint over the picks made so far is the reason the free devices did not do.
+            had = [r["device"] for r in rows if r["verdict"] == TRIED]
+            with_picks = f"with {', '.join(had)} picked, " if had else ""
+            verb = "is" if len(constrained) == 1 else "are"
+            parts.append(f"{with_picks}{_names(constrained)} {verb} ruled out by a constraint: "
+                         f"{constrained[0]['reason']}")
         if other:
             parts.append(f"{other[0]['device']} would fit alone but {other[0]['reason']}")
         if taken:
             verb = "is" if len(taken) == 1 else "are"
-            parts.append(f"{', '.join(r['device'] for r in taken[:3])}{' …' if len(taken) > 3 else ''} {verb} "
-                         f"taken ({taken[0]['reason']})")
+            parts.append(f"{_names(taken)} {verb} taken ({taken[0]['reason']})")
         return f"{prefix}{asks}; " + "; ".join(parts)
     return (f"{prefix}{asks}; {_plural(len(passing), 'device')} {_pass(passing)} its selectors, but no {need} "
             "of them fit together with the other requests and constraints")
+
+
+def _names(rows: list) -> str:
+    """The first three devices of the rows, and an ellipsis for more."""
+    return ", ".join(r["device"] for r in rows[:3]) + (" …" if len(rows) > 3 else "")
 
 
 def _pass(rows: list) -> str:

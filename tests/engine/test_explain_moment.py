@@ -117,6 +117,13 @@ def test_count_short_headline_says_so_plainly():
     assert verdicts(outcome, "default/train", "gpu") == {"gpu-0": ("tried", "given-up"), "gpu-1": ("tried", "given-up")}
 
 
+def test_a_constraint_failure_headline_names_the_constraint_and_the_pick_that_fixed_the_value():
+    outcome = run(two_gpus(claim("pair", [request(count=2)], constraints=[{"matchAttribute": "gpu.example.com/numa"}])))
+    assert outcome.explanation["headline"] == (
+        "request gpu of claim default/pair needs 2 devices; with gpu-0 picked, gpu-1 is ruled out by a constraint: "
+        "matchAttribute gpu.example.com/numa: 1 differs from 0 (from gpu-0 of claim default/pair, request gpu)")
+
+
 def test_nothing_matches_the_class_headline_names_the_selector():
     outcome = run([gpu_class(driver="other.example.com"), node(), slice_("s", [dev("gpu-0")]),
                    claim("a", [request()])])
