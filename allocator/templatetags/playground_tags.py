@@ -32,6 +32,16 @@ def data_script(value, element_id: str):
     return format_html('<script id="{}" type="application/json">{}</script>', element_id, mark_safe(text))
 
 
+@register.filter
+def keep_present(url: str, request) -> str:
+    """`{{ url|keep_present:request }}`: the URL with `present=1` when this page is in presenter mode,
+    so following a link keeps the projector's big fonts."""
+    if request is None or request.GET.get("present") != "1" or "present=1" in url:
+        return url
+    base, hash_mark, fragment = url.partition("#")
+    return f"{base}{'&' if '?' in base else '?'}present=1{hash_mark}{fragment}"
+
+
 @register.simple_tag(takes_context=True)
 def present_toggle(context) -> str:
     """This page's URL with `?present=1` switched: presenter mode on or off."""

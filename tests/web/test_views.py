@@ -282,3 +282,17 @@ def test_hostile_input_never_gives_a_500_on_the_page_or_the_api(client, name):
     api = client.post("/api/v1/allocate?node=n1", text, content_type="application/yaml")
     assert api.status_code in (200, 400)
     assert api.json()["outcome"] in ("allocated", "unsatisfiable", "invalid")
+
+
+@pytest.mark.parametrize("path", ["/?example=simple-gpu", "/examples/", "/workshops/", "/workshops/dra-in-90-minutes/"])
+def test_presenter_mode_follows_every_link_of_the_navigation(client, path):
+    presenting = client.get(f"{path}{'&' if '?' in path else '?'}present=1").content.decode()
+    nav = re.search(r"<nav>(.*?)</nav>", presenting, re.S).group(1)
+    assert re.findall(r'href="([^"]+)"', nav) == ["/?present=1", "/examples/?present=1", "/workshops/?present=1"]
+    toggle = re.search(r'<a class="present-toggle" href="([^"]+)"', presenting).group(1)
+    assert "present=1" not in toggle, "the toggle leaves presenter mode"
+    links = re.findall(r'<a (?!class="present-toggle")[^>]*href="(/(?:\?example=|workshops/|examples/)[^"]*)"',
+                       presenting)
+    assert links and all("present=1" in link for link in links), links
+    plain = client.get(path).content.decode()
+    assert "present=1" not in re.search(r"<nav>(.*?)</nav>", plain, re.S).group(1)
