@@ -98,8 +98,10 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
     keep = "?present=1" if request.GET.get("present") == "1" else ""  # presenter mode follows the steps
     solution = lesson.solution or lesson.start
     compare_url = ""
-    if lesson.compare is not None:
+    comparison = None
+    if lesson.compare is not None:  # the lesson opens in compare mode: its two variants side by side
         compare_url = reverse("compare") + "?c=" + comparing.encode(lesson.start, lesson.compare)
+        comparison = _comparison(request, lesson.start, lesson.compare)
     extra = {
         "source": source,
         "workshop": source.workshop,
@@ -114,6 +116,7 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
         "check_url": source.check_url(number),
         "lesson_url": source.lesson_url(number),
         "compare_url": compare_url,
+        "comparison": comparison,
         "lesson_data": {
             "key": source.key, "step": number, "steps": total,
             "start": _variant_json(lesson.start), "solution": _variant_json(solution),
@@ -240,28 +243,32 @@ def _default_comparison():
 def _compare_page(request, a, b, *, error=None, status=200):
     context = {"error": error}
     if a is not None:
-        b = replace(b, node=a.node)  # both sides run on the same node, whatever the link says
-        sides = []
-        datas = []
-        for label, variant in (("A", a), ("B", b)):
-            scenario, outcome = run_in_worker(variant)
-            data = outcome_data(outcome, with_explanation=True)
-            datas.append(data)
-            stateless = fragment(settings_for(variant))
-            sides.append({"label": label, "variant": variant, "settings": settings_for(variant),
-                          "playground_url": reverse("index") + "#" + stateless if stateless else "",
-                          "outcome": outcome, "data": data,
-                          "pools": (outcome.explanation or {}).get("pools", [])})
-        context.update({
-            "sides": sides,
-            "differences": comparing.differences(*datas),
-            "same_text": a.scenario == b.scenario,
-            "link": request.build_absolute_uri(reverse("compare") + "?c=" + comparing.encode(a, b)),
-            "components": COMPONENTS,
-            "gate_rows": _gate_rows(a, b),
-            "gate_differences": _gate_differences(a, b),
-        })
+        context.update(_comparison(request, a, b))
+        context.update({"components": COMPONENTS, "gate_rows": _gate_rows(a, b)})
     return render(request, "workshops/compare.html", context, status=status)
+
+
+def _comparison(request, a, b) -> dict:
+    """Both sides run on the same node, and what differs: the context of compare.html#comparison."""
+    b = replace(b, node=a.node)  # both sides run on the same node, whatever the link says
+    sides = []
+    datas = []
+    for label, variant in (("A", a), ("B", b)):
+        scenario, outcome = run_in_worker(variant)
+        data = outcome_data(outcome, with_explanation=True)
+        datas.append(data)
+        stateless = fragment(settings_for(variant))
+        sides.append({"label": label, "variant": variant, "settings": settings_for(variant),
+                      "playground_url": reverse("index") + "#" + stateless if stateless else "",
+                      "outcome": outcome, "data": data,
+                      "pools": (outcome.explanation or {}).get("pools", [])})
+    return {
+        "sides": sides,
+        "differences": comparing.differences(*datas),
+        "same_text": a.scenario == b.scenario,
+        "link": request.build_absolute_uri(reverse("compare") + "?c=" + comparing.encode(a, b)),
+        "gate_differences": _gate_differences(a, b),
+    }
 
 
 def _gate_differences(a, b) -> list[str]:

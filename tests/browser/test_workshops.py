@@ -110,6 +110,10 @@ def test_presenter_mode_enlarges_the_lesson(page: Page):
 
 def test_compare_view_of_version_skew(page: Page):
     open_lesson(page, "/workshops/dra-in-90-minutes/8")
+    in_lesson = page.locator("#lesson-comparison")  # the lesson opens in compare mode
+    expect(in_lesson.locator("#side-a .pools")).to_contain_text("incomplete")
+    expect(in_lesson.locator("#side-b .pools")).not_to_contain_text("incomplete")
+    screenshot(in_lesson, "lesson-in-compare-mode")
     page.get_by_role("link", name="Open in compare").click()
     side_a, side_b = page.locator("#side-a"), page.locator("#side-b")
     expect(side_a.locator(".pools")).to_contain_text("incomplete")

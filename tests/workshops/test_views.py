@@ -47,6 +47,18 @@ def test_lesson_page_is_the_playground_with_the_lesson_panel(client):
     assert "✔ Allocated on node gpu-node-1" in body  # the result panel of the start
 
 
+def test_the_version_skew_lesson_opens_in_compare_mode(client):
+    body = client.get("/workshops/dra-in-90-minutes/8").content.decode()
+    comparison = body[body.index('id="lesson-comparison"'):]
+    side_a = comparison[comparison.index('id="side-a"'):comparison.index('id="side-b"')]
+    side_b = comparison[comparison.index('id="side-b"'):]
+    side_b = side_b[:side_b.index("</section>")]
+    assert "incomplete" in side_a and "Cannot allocate" in side_a
+    assert "incomplete" not in side_b and "Allocated on node gpu-node-1" in side_b
+    assert "DRADeviceCompatibilityGroups on kube-scheduler: off in A, on in B" in comparison
+    assert 'id="lesson-comparison"' not in client.get("/workshops/dra-in-90-minutes/3").content.decode()
+
+
 def test_lesson_page_keeps_presenter_mode_across_steps(client):
     body = client.get("/workshops/dra-in-90-minutes/3?present=1").content.decode()
     assert 'href="/workshops/dra-in-90-minutes/4?present=1"' in body
