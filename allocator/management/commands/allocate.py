@@ -13,6 +13,9 @@ MAX_INPUT_BYTES = MAX_BYTES
 
 
 class Command(BaseCommand):
+    # The engine needs none of Django's system checks (URLs, templates, models): skipping them
+    # saves the command a tenth of a second on every run.
+    requires_system_checks = []
     help = ("Allocate the scenario's pending ResourceClaims as the Kubernetes scheduler would; "
             "with Pods in the scenario, schedule each unscheduled pod and report every node's verdict.")
 
