@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from django import forms
+from django.conf import settings
 from django.utils.datastructures import MultiValueDict
 
 from allocator.engine.gates import COMPONENTS, GATES, GateError, parse_gates
@@ -77,6 +78,9 @@ def json_form_data(body: bytes) -> MultiValueDict:
         raise ShareError(f"the form could not be read: it is not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ShareError("the form could not be read: it is not a JSON object of fields")
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS  # as for a URL-encoded form
+    if limit is not None and sum(len(v) if isinstance(v, list) else 1 for v in data.values()) > limit:
+        raise ShareError(f"the form could not be read: it has more than {limit} values")
     fields = MultiValueDict()
     for name, values in data.items():
         values = values if isinstance(values, list) else [values]

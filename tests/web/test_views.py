@@ -65,6 +65,7 @@ def test_the_form_sent_as_json_answers_as_the_url_encoded_form_does(client):
     ('["scenario"]', "not a JSON object of fields"),
     ('{"scenario": [1]}', "field “scenario” is not text"),
     ("[" * 100_000, "nested too deeply"),
+    ('{"gate-x": [' + ",".join(['"on"'] * 5000) + "]}", "more than 1000 values"),
 ])
 def test_a_form_that_is_not_readable_json_is_refused_in_the_results(client, body, says):
     response = client.post("/", body, content_type="application/json", HTTP_HX_REQUEST="true")
