@@ -1,4 +1,8 @@
 """What a user does in the playground, as steps the browser tests share."""
+import base64
+import json
+import time
+import zlib
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
@@ -38,3 +42,26 @@ def outcome(page: Page):
 def screenshot(locator, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     locator.screenshot(path=SCREENSHOTS / f"{name}.png", animations="disabled")
+
+
+def link_state(url: str) -> dict | None:
+    """What the address bar's `#s=` link holds (the page writes it shortly after each run)."""
+    _, _, fragment = url.partition("#s=")
+    if not fragment:
+        return None
+    packed = base64.urlsafe_b64decode(fragment + "=" * (-len(fragment) % 4))
+    return json.loads(zlib.decompress(packed, -15).decode("utf-8"))
+
+
+def link_holding(page: Page, *, timeout: float = 10.0, **expected) -> str:
+    """The page's URL once its `#s=` link holds `expected` (scenario, node, ...; a value or a test
+    of it): a link taken before the last edit's draft was written would open something else."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = link_state(page.url) or {}
+        if all(value(state.get(key)) if callable(value) else state.get(key) == value
+               for key, value in expected.items()):
+            return page.url
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the address bar never held {expected}; it holds {state}")
+        page.wait_for_timeout(50)

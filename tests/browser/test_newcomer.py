@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 from allocator import gallery  # noqa: E402
 
-from .helpers import SCREENSHOTS, open_example, outcome, replace_in_editor  # noqa: E402
+from .helpers import SCREENSHOTS, link_holding, open_example, outcome, replace_in_editor  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -124,8 +124,7 @@ def test_a_link_that_carries_a_scenario_shows_no_examples_notes(page: Page):
     set_editor_text(page, PASTED)
     page.locator("#node").select_option("")
     expect(outcome(page)).to_contain_text("gpu-node")
-    expect(page).to_have_url(re.compile(r"#s="))
-    link = page.url
+    link = link_holding(page, scenario=PASTED, node="")
 
     other = page.context.new_page()
     other.goto(link)
@@ -227,6 +226,7 @@ def test_edits_survive_a_reload_and_going_back(page: Page):
     replace_in_editor(page, "40Gi", "16Gi", after="quantity(")
     expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
     expect(page).to_have_url(re.compile(r"\?example=simple-gpu#s="))
+    link_holding(page, scenario=lambda text: 'quantity("16Gi")' in (text or ""))
 
     page.reload()
     expect(page.locator("#editor .cm-content")).to_contain_text('quantity("16Gi")')
