@@ -58,6 +58,7 @@ class SearchLimit(Exception):
 
 
 _UNCHECKED = object()  # selector_cache: not evaluated yet (None means "passes")
+SELECTOR_RESULTS_KEPT = 32  # selector results one device keeps between runs
 
 
 class _MaxSize(Exception):
@@ -322,7 +323,9 @@ class Allocator:
 
     def _evaluate(self, owner, index, program, rd: RequestData, device: Device) -> bool:
         results = device.selector_results
-        if results is None:
+        if results is None or len(results) >= SELECTOR_RESULTS_KEPT:
+            # Bounded: each edit of a selector is a new program, and a device of a cached document
+            # lives as long as the document does.
             results = device.selector_results = {}
         result = results.get(program)
         if result is None:

@@ -288,19 +288,24 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
 
     kinds = {kind: ref(kind) for kind in (ENTER, REJECT, PICK, UNDO, DONE)}
     claims = [ref(claim.key) for claim in allocator.claims]
-    places: dict = {}  # (driver, pool) -> index of "driver/pool"
+    requests: dict = {}  # id(request data) -> (claim, request) indexes
+    devices: dict = {}  # id(device) -> (pool, device) indexes
     reasons: dict = {}  # id(refusal) -> (refusal, index of its text)
     steps = []
     for step in recorder.steps:
         claim = request = pool = device = text = counters = code = None
-        if step.rd is not None:
-            claim, request = claims[step.rd.claim_index], ref(step.rd.name)
+        rd = step.rd
+        if rd is not None:
+            known = requests.get(id(rd))
+            if known is None:
+                known = requests[id(rd)] = (claims[rd.claim_index], ref(rd.name))
+            claim, request = known
         if step.device is not None:
-            place = (step.device.driver, step.device.pool)
-            pool = places.get(place)
-            if pool is None:
-                pool = places[place] = ref(f"{step.device.driver}/{step.device.pool}")
-            device = ref(step.device.name)
+            known = devices.get(id(step.device))
+            if known is None:
+                d = step.device
+                known = devices[id(d)] = (ref(f"{d.driver}/{d.pool}"), ref(d.name))
+            pool, device = known
         if step.kind == REJECT:
             known = reasons.get(id(step.detail))
             if known is None:

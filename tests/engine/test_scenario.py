@@ -85,3 +85,23 @@ def test_objects_created_under_other_gates_are_checked_under_those_gates():
 
     assert any(p.message.startswith("dropped on create") for p in created.warnings)
     assert not any(p.message.startswith("dropped on create") for p in read_scenario(text).warnings)
+
+
+def test_a_cached_document_keeps_its_devices_selector_results_bounded():
+    """Every edit of a selector is a new program; the devices of a cached slice outlive the runs."""
+    slices = gallery.get("simple-gpu").scenario.split("\n---\n")
+    loader.clear_cache()
+    try:
+        texts = []
+        for n in range(60):
+            claim = (f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: default\n"
+                     f"spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: "
+                     f"gpu.example.com\n        selectors:\n        - cel:\n            expression: "
+                     f"'device.attributes[\"gpu.example.com\"].index != {n}'\n")
+            texts.append("\n---\n".join(s for s in slices if "kind: ResourceClaim" not in s) + "\n---\n" + claim)
+            allocate_text(texts[-1])
+        devices = [d for s in read_scenario(texts[-1]).slices for d in s.devices]
+        assert devices and all(len(d.selector_results or {}) <= 32 for d in devices)
+        assert any(d.selector_results for d in devices), "the results are kept between runs"
+    finally:
+        loader.clear_cache()
