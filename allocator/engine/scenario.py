@@ -201,11 +201,12 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
             if kind == "ResourceSlice":
                 # Built once per document text, position and gates: read-only from here on (the
                 # CEL view each device makes on first use is a function of the device alone).
-                key = ("slice", apiserver_gates, raw.ref, len(scenario.slices))
-                built = memo.get(key)
-                if built is None:
-                    built = memo[key] = build_slice(data, raw.ref, order=len(scenario.slices))
-                scenario.slices.append(built)
+                # Only the latest is kept: moving the document makes a new one.
+                key = (apiserver_gates, raw.ref, len(scenario.slices))
+                kept = memo.get("slice")
+                if kept is None or kept[0] != key:
+                    kept = memo["slice"] = (key, build_slice(data, raw.ref, order=len(scenario.slices)))
+                scenario.slices.append(kept[1])
             else:
                 _add_object(scenario, kind, data, raw.ref, index)
         except ObjectFieldError as exc:
