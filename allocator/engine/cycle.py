@@ -19,8 +19,10 @@ from allocator.engine.trace import SearchRecorder
 NO_SOLUTION = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
 
-# A search runs first without pruning (upstream's exact steps) for this many steps.
+# A search runs first without pruning (upstream's exact steps) for this many steps, and the first
+# searches of one run together for this many, so a big cluster never pays them node after node.
 EXACT_FIRST_STEPS = 5_000
+EXACT_FIRST_TOTAL = 20_000
 # The explanation of a pruned search's failure runs it again without pruning within this.
 EXACT_RERUN_STEPS = 100_000
 EXACT_RERUN_SECONDS = 2.0
@@ -69,15 +71,25 @@ class NodeAttempt:
     limit: bool = False  # the search gave up (steps or time)
 
 
+@dataclass
+class ExactFirst:
+    """The steps the first, unpruned searches of one run may still take, over all its nodes."""
+
+    left: int = EXACT_FIRST_TOTAL
+
+
 def attempt_node(node, *, claims: list, scenario, index, features, allocated, options: dict,
                  record: bool) -> NodeAttempt:
     """Gather the node's pools and allocate the claims there. `index` holds the slices the scheduler
-    sees (DeviceTaintRules applied). PoolGatherError propagates.
+    sees (DeviceTaintRules applied). `options` are the Allocator's, plus the run's ExactFirst
+    under "exact_first" when it has one. PoolGatherError propagates.
 
     The search first runs as upstream's does, branch for branch; only one longer than
     EXACT_FIRST_STEPS starts again with pruning (same answer, fewer steps), whose failure the
     explanation then searches again exactly (see explain_attempt)."""
     pools = gather_pools(node, index, features)
+    options = dict(options)
+    exact_first = options.pop("exact_first", None)
 
     def search(**overrides) -> NodeAttempt:
         allocator = Allocator(claims=claims, classes=scenario.classes, pools=pools, node=node, features=features,
@@ -85,9 +97,12 @@ def attempt_node(node, *, claims: list, scenario, index, features, allocated, op
                               recorder=SearchRecorder() if record else None, **{**options, **overrides})
         return _search(node, allocator, pools)
 
-    if options.get("max_steps", DEFAULT_MAX_STEPS) > EXACT_FIRST_STEPS:
-        attempt = search(prune=False, max_steps=EXACT_FIRST_STEPS)
-        if not (attempt.limit and attempt.steps > EXACT_FIRST_STEPS):  # not cut by this first budget
+    budget = min(EXACT_FIRST_STEPS, exact_first.left) if exact_first is not None else EXACT_FIRST_STEPS
+    if options.get("max_steps", DEFAULT_MAX_STEPS) > budget > 0:
+        attempt = search(prune=False, max_steps=budget)
+        if exact_first is not None:
+            exact_first.left -= min(attempt.steps, budget)
+        if not (attempt.limit and attempt.steps > budget):  # not cut by this first budget
             return attempt
     return search()
 

@@ -29,7 +29,14 @@ from allocator.engine import cel
 from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator
 from allocator.engine.attempt import allocated_state
-from allocator.engine.cycle import NodeAttempt, attempt_node, explain_attempt, fit_error, prefilter_problems
+from allocator.engine.cycle import (
+    ExactFirst,
+    NodeAttempt,
+    attempt_node,
+    explain_attempt,
+    fit_error,
+    prefilter_problems,
+)
 from allocator.engine.explain import with_steps
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
@@ -579,6 +586,7 @@ def schedule_pods(
         "deadline": time.monotonic() + time_limit if time_limit else None,
         "cel_options": cel.Options(list_type_attributes=features.list_type_attributes, stored=True),
         "share_ids": share_ids,
+        "exact_first": ExactFirst(),
     }
     results: list[PodResult] = []
     to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)

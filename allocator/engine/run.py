@@ -13,6 +13,7 @@ from allocator.engine.allocate import DEFAULT_MAX_STEPS, Fatal
 from allocator.engine.attempt import AllocatedState, allocated_state
 from allocator.engine.cycle import (
     NO_SOLUTION,
+    ExactFirst,
     attempt_node,
     explain_attempt,
     fit_error,
@@ -155,7 +156,8 @@ def allocate(
     if missing is not None:
         warnings.append(missing)
     deadline = time.monotonic() + time_limit if time_limit else None
-    options = {"max_steps": max_steps, "deadline": deadline, "cel_options": cel_options, "share_ids": share_ids}
+    options = {"max_steps": max_steps, "deadline": deadline, "cel_options": cel_options, "share_ids": share_ids,
+               "exact_first": ExactFirst()}
 
     verdicts: list[NodeVerdict] = []
     explained = None  # the first node tried explains an unsatisfiable outcome

@@ -74,6 +74,30 @@ def test_a_short_search_takes_upstreams_own_steps_and_only_a_long_one_is_pruned(
     assert exact.explanation["claims"] == pruned.explanation["claims"], "the explanation is upstream's either way"
 
 
+def test_a_big_cluster_does_not_pay_the_unpruned_start_node_after_node(monkeypatch):
+    from allocator.engine import cycle
+    from allocator.engine.allocate import Allocator
+
+    searches = []
+    original = Allocator.run
+
+    def run_(self):
+        searches.append(self.prune)
+        return original(self)
+
+    monkeypatch.setattr(Allocator, "run", run_)
+    objects = [gpu_class()]
+    for n in range(8):  # every node: 31 devices for a request of 32, a long search unpruned
+        objects += [node(f"node-{n}"), slice_(f"s{n}", [dev(f"d{i}") for i in range(31)], pool=f"p{n}",
+                                              node_name=f"node-{n}")]
+    objects.append(claim("c", [request(count=32)]))
+    outcome = run(objects, node=None)
+    assert outcome.outcome == "unsatisfiable" and len(outcome.verdicts) == 8
+    first_tries = searches.count(False) - 1  # the explanation's exact search of the first node is one more
+    assert first_tries * cycle.EXACT_FIRST_STEPS <= cycle.EXACT_FIRST_TOTAL + cycle.EXACT_FIRST_STEPS
+    assert searches.count(True) == 8, "every node was searched again with pruning"
+
+
 def test_step_budget_is_reported_as_giving_up_not_as_unsatisfiable():
     # The second request can never be met, so every combination for the first one is tried.
     devices = [dev(f"d{i}", type="small") for i in range(30)]
