@@ -39,6 +39,24 @@ def device_tiles(devices: list) -> SafeString:
 
 
 @register.filter
+def counter_bars(bars: list) -> SafeString:
+    """One bar per counter of a set: allocated before, by this cycle, and free."""
+    return _joined(
+        format_html(
+            '<div class="bar-row"><span class="bar-label">{}</span>'
+            '<div class="bar" role="img" aria-label="{}: {} allocated before, {} now, {} free of {}">'
+            '<span class="seg before" style="width: {}"></span><span class="seg now" style="width: {}"></span></div>'
+            '<span class="bar-text">{} free of {} (before {}, now {}){}</span></div>',
+            bar["counter"], bar["counter"], bar["allocatedBefore"], bar["allocatedNow"], bar["free"], bar["total"],
+            bar["before_width"], bar["now_width"], bar["free"], bar["total"], bar["allocatedBefore"],
+            bar["allocatedNow"], OVERDRAWN if bar["overdrawn"] else "")
+        for bar in bars)
+
+
+OVERDRAWN = mark_safe(" — <strong>overdrawn</strong>")
+
+
+@register.filter
 def member_chips(members: list) -> SafeString:
     """The devices drawing on a counter set, each with its compatibility groups."""
     return _joined(

@@ -297,3 +297,71 @@ def test_presenter_mode_follows_every_link_of_the_navigation(client, path):
     assert links and all("present=1" in link for link in links), links
     plain = client.get(path).content.decode()
     assert "present=1" not in re.search(r"<nav>(.*?)</nav>", plain, re.S).group(1)
+
+
+OVERDRAWN = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: worker-1}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: counters}
+spec:
+  driver: gpu.example.com
+  nodeName: worker-1
+  pool: {name: pool, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0
+    counters: {memory: {value: 8Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  nodeName: worker-1
+  pool: {name: pool, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: part-a
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 6Gi}}}]
+  - name: part-b
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 6Gi}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: both, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: a, exactly: {deviceClassName: gpu}}
+    - {name: b, exactly: {deviceClassName: gpu}}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: a, driver: gpu.example.com, pool: pool, device: part-a}
+      - {request: b, driver: gpu.example.com, pool: pool, device: part-b}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: next, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: gpu, exactly: {deviceClassName: gpu}}
+"""
+
+
+def test_a_counter_bar_says_what_is_free_and_when_claims_allocated_before_overdrew_it(client):
+    body = client.post("/", {"scenario": OVERDRAWN}, HTTP_HX_REQUEST="true").content.decode()  # default gates
+    panel = body[body.index('id="panel-counters"'):]
+    assert 'aria-label="memory: 12Gi allocated before, 0 now, -4Gi free of 8Gi"' in panel
+    assert "-4Gi free of 8Gi (before 12Gi, now 0) — <strong>overdrawn</strong>" in panel
+    assert 'style="width: 100.0%"' in panel
