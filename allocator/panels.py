@@ -38,9 +38,6 @@ def counter_bars(explanation: dict) -> list:
             before, now = _amount(c["allocatedBefore"]), _amount(c["allocatedNow"])
             bars.append({
                 **c,
-                "before_pct": _percent(before, total),
-                "now_pct": _percent(now, total),
-                "free_pct": _percent(max(total - before - now, 0), total),
                 "before_width": f"{_percent(before, total):.1f}%",
                 "now_width": f"{_percent(now, total):.1f}%",
                 "overdrawn": _amount(c["free"]) < 0,
@@ -69,11 +66,9 @@ def capacity_meters(explanation: dict) -> list:
                     "pct": _percent(_amount(amount), total),
                     "rounded": share["requested"].get(name) not in (None, amount),
                 })
-            used_now = sum(_amount(s["consumed"]) for s in shares)
             rows.append({
                 "name": name, "value": cap["value"], "before": cap["allocatedBefore"], "policy": cap.get("policy"),
                 "before_pct": _percent(before, total), "shares": shares,
-                "free_pct": _percent(max(total - before - used_now, 0), total),
             })
         meters.append({"device": device["device"], "rows": rows, "shared": bool(device["sharesNow"])})
     return meters

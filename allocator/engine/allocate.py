@@ -57,7 +57,16 @@ class SearchLimit(Exception):
         self.steps = steps
 
 
-_UNCHECKED = object()  # selector_cache: not evaluated yet (None means "passes")
+_UNCHECKED = object()  # a check not made yet (None means "passes")
+
+
+def _once(cache: dict, rd, device, check):
+    """`check(rd, device)` made once per device and (claim, request, subrequest)."""
+    key = (id(device), rd.claim_index, rd.request_index, rd.sub_index)
+    refusal = cache.get(key, _UNCHECKED)
+    if refusal is _UNCHECKED:
+        refusal = cache[key] = check(rd, device)
+    return refusal
 SELECTOR_RESULTS_KEPT = 32  # selector results one device keeps between runs
 
 
@@ -279,11 +288,7 @@ class Allocator:
 
     def selector_refusal(self, rd: RequestData, device: Device):
         """`selectable` (§6.4 step 2), computed once per device and (claim, request, subrequest)."""
-        key = (id(device), rd.claim_index, rd.request_index, rd.sub_index)
-        refusal = self.selector_cache.get(key, _UNCHECKED)
-        if refusal is _UNCHECKED:
-            refusal = self.selector_cache[key] = self._selector_refusal(rd, device)
-        return refusal
+        return _once(self.selector_cache, rd, device, self._selector_refusal)
 
     def _selector_refusal(self, rd: RequestData, device: Device):
         if device.binding_conditions and not self.features.device_binding:
@@ -414,10 +419,7 @@ class Allocator:
             if device.allow_multiple or device.id in self.allocated.capacity:
                 refusal = self.capacity_refusal(rd, device)
             else:  # nothing can take a share of it: the answer is the same every time
-                key = (id(device), rd.claim_index, rd.request_index, rd.sub_index)
-                refusal = self.capacity_cache.get(key, _UNCHECKED)
-                if refusal is _UNCHECKED:
-                    refusal = self.capacity_cache[key] = self.capacity_refusal(rd, device)
+                refusal = _once(self.capacity_cache, rd, device, self.capacity_refusal)
         return refusal
 
     def untolerated_taint(self, rd: RequestData, device: Device):

@@ -17,8 +17,8 @@ def _escaped(value) -> str:
     return html.escape(str(value))
 
 
-def format_html(format_string: str, *args) -> str:
-    """django.utils.html.format_html for plain values: every argument escaped."""
+def _format(format_string: str, *args) -> str:
+    """django.utils.html.format_html for plain values: every argument escaped, without its lazy checks."""
     return format_string.format(*map(_escaped, args))
 
 
@@ -30,10 +30,10 @@ def _joined(parts) -> SafeString:
 def device_tiles(devices: list) -> SafeString:
     """Device-map tiles: the device, its state, and the counter set that blocks it, if one does."""
     return _joined(
-        format_html('<span class="tile tile-{}" title="{}: counter set {} leaves no room for it">{}<small>{} by {}</small></span>',
+        _format('<span class="tile tile-{}" title="{}: counter set {} leaves no room for it">{}<small>{} by {}</small></span>',
                     d["state"], d["slice"], d["blockedBy"], d["device"], d["state"], d["blockedBy"])
         if d.get("blockedBy") else
-        format_html('<span class="tile tile-{}" title="{}">{}<small>{}</small></span>',
+        _format('<span class="tile tile-{}" title="{}">{}<small>{}</small></span>',
                     d["state"], d["slice"], d["device"], d["state"])
         for d in devices)
 
@@ -42,7 +42,7 @@ def device_tiles(devices: list) -> SafeString:
 def counter_bars(bars: list) -> SafeString:
     """One bar per counter of a set: allocated before, by this cycle, and free."""
     return _joined(
-        format_html(
+        _format(
             '<div class="bar-row"><span class="bar-label">{}</span>'
             '<div class="bar" role="img" aria-label="{}: {} allocated before, {} now, {} free of {}">'
             '<span class="seg before" style="width: {}"></span><span class="seg now" style="width: {}"></span></div>'
@@ -60,8 +60,8 @@ OVERDRAWN = mark_safe(" — <strong>overdrawn</strong>")
 def member_chips(members: list) -> SafeString:
     """The devices drawing on a counter set, each with its compatibility groups."""
     return _joined(
-        format_html('<span class="chip {}">{} {}</span> ', m["css"], m["device"], m["groups_text"])
-        if m["groups_text"] else format_html('<span class="chip {}">{}</span> ', m["css"], m["device"])
+        _format('<span class="chip {}">{} {}</span> ', m["css"], m["device"], m["groups_text"])
+        if m["groups_text"] else _format('<span class="chip {}">{}</span> ', m["css"], m["device"])
         for m in members)
 
 
@@ -72,15 +72,15 @@ def why_rows(groups: list) -> SafeString:
     parts = []
     for g in groups:
         if g["folded"]:
-            items = _joined(format_html("<li><strong>{}</strong>: {}</li>", cand["device"], cand["reason"])
+            items = _joined(_format("<li><strong>{}</strong>: {}</li>", cand["device"], cand["reason"])
                             for cand in g["rows"])
-            parts.append(format_html(
+            parts.append(_format(
                 '<tr class="verdict-{} folded" data-blocking="{}"><td colspan="3">'
                 '<details><summary>{} devices: {} — {}</summary><ul class="folded-devices">{}</ul></details></td></tr>',
                 g["verdict"], g["blocking"], len(g["rows"]), g["label"], g["reason"], items))
         else:
             row = g["row"]
-            parts.append(format_html(
+            parts.append(_format(
                 '<tr class="verdict-{}" data-blocking="{}" data-device="{}/{}"><td>{}</td><td>{}</td><td>{}</td></tr>',
                 row["verdict"], g["blocking"], row["pool"], row["device"], row["device"], g["label"], row["reason"]))
     return _joined(parts)
