@@ -11,7 +11,7 @@ import json
 import zlib
 from dataclasses import dataclass
 
-from allocator.sharing import MAX_SHARE_BYTES, ShareError, changed_gates, check_gates, check_node, full_gates
+from allocator.sharing import MAX_SHARE_BYTES, ShareError, changed_gates, check_gates, check_node, full_gates, load_json
 from allocator.workshops.model import Variant
 
 FORMAT = 1
@@ -43,7 +43,7 @@ def decode(value: str) -> tuple[Variant, Variant]:
         text = unpacker.decompress(packed, MAX_SHARE_BYTES * 2 + 4096)
         if unpacker.unconsumed_tail:
             raise ShareError("the comparison expands to more than a share may hold", 413)
-        data = json.loads(text.decode("utf-8"))
+        data = load_json(text.decode("utf-8"), "the comparison link")
     except ShareError:
         raise
     except (ValueError, zlib.error) as exc:

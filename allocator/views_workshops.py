@@ -2,7 +2,6 @@
 shared workshops (`/w/<id>`), and the compare view."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 
 from django.core.exceptions import RequestDataTooBig
@@ -16,7 +15,7 @@ from allocator import compare as comparing
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.engine.report import outcome_data
 from allocator.models import SharedWorkshop
-from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, rate_limited
+from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, load_json, rate_limited
 from allocator.pages import render_run
 from allocator.views_share import _rate_message
 from allocator.workshops import library, markdown
@@ -387,7 +386,9 @@ def _api_text(request, body: bytes) -> str:
         raise ShareError("request body is not UTF-8 text") from None
     if request.content_type == "application/json":
         try:
-            data = json.loads(decoded)
+            data = load_json(decoded, "request body")  # refuses deep nesting with a 400
+        except ShareError:
+            raise
         except ValueError as exc:
             raise ShareError(f"request body is not JSON: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("workshop"), str):

@@ -90,3 +90,16 @@ def test_compare_form_is_csrf_protected():
 def test_a_broken_link_says_so(client):
     response = client.get("/compare?c=%%%")
     assert response.status_code == 400 and "does not decode" in response.content.decode()
+
+
+def test_a_comparison_link_nested_too_deeply_is_refused_not_a_crash(client):
+    import base64
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = packer.compress(b"[" * 100_000) + packer.flush()
+    link = base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+    with pytest.raises(ShareError, match="nested too deeply"):
+        compare.decode(link)
+    response = client.get(f"/compare?c={link}")
+    assert response.status_code == 400 and "nested too deeply" in response.content.decode()

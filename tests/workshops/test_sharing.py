@@ -94,3 +94,8 @@ def test_share_page_shows_located_problems_and_keeps_the_text(client):
 def test_unknown_shared_workshop_is_404(client):
     assert client.get("/w/aaaaaaaaaa").status_code == 404
     assert client.get("/api/v1/workshops/aaaaaaaaaa").status_code == 404
+
+
+def test_api_refuses_a_json_body_nested_too_deeply(client):
+    response = client.post("/api/v1/workshops", "[" * 100_000, content_type="application/json")
+    assert response.status_code == 400 and "nested too deeply" in response.json()["message"]
