@@ -268,12 +268,9 @@ def _pass(rows: list) -> str:
 # --- the replay ---------------------------------------------------------------------------------------
 
 
-STEP_FIELDS = ("kind", "claim", "request", "pool", "device", "text", "counters", "code")
-
-
 def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
     """The recorded steps for the replay (bounded; `total` counts every step), compact: each step is
-    [kind, claim, request, pool, device, reason or outcome, counters, code] (STEP_FIELDS) with every
+    [kind, claim, request, pool, device, reason or outcome, counters, code] with every
     string an index into `strings`, counters as [[counter set, counter, amount]]. A search repeats
     a few names and reasons hundreds of times; `with_steps` turns the steps into objects."""
     strings: list = []
