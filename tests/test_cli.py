@@ -69,6 +69,71 @@ def test_bad_feature_gate_is_invalid_input():
     assert "unrecognized feature gate: Bogus" in json.loads(out)["message"]
 
 
+FRACTIONAL = b"""\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: cls}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: d.example.com
+  nodeName: node-1
+  pool: {name: p, resourceSliceCount: 1}
+  devices:
+  - name: dev
+    allowMultipleAllocations: true
+    capacity:
+      cores: {value: "4", requestPolicy: {default: "250m", validRange: {min: "250m", step: "250m"}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec:
+  devices:
+    requests:
+    - name: r
+      exactly: {deviceClassName: cls, capacity: {requests: {cores: 600m}}}
+"""
+
+
+def _consumed(out):
+    return json.loads(out)["claims"][0]["status"]["allocation"]["devices"]["results"][0]["consumedCapacity"]
+
+
+def test_fractional_capacity_range_follows_the_min_compatibility_version():
+    # kube-scheduler 1.37.2 without flags has min compatibility 1.36: DRAFractionalCapacityRange is off.
+    proc, out = allocate("-", "-o", "json", stdin=FRACTIONAL)
+    assert proc.returncode == 0 and _consumed(out) == {"cores": "1"}
+    proc, out = allocate("-", "-o", "json", "--min-compatibility-version", "1.37", stdin=FRACTIONAL)
+    assert proc.returncode == 0 and _consumed(out) == {"cores": "750m"}
+
+
+def test_a_gate_set_the_scheduler_refuses_is_exit_2_with_its_start_up_error():
+    proc, out = allocate("-", "-o", "json", "--feature-gates", "DRAPrioritizedList=false", stdin=FRACTIONAL)
+    assert proc.returncode == 2
+    data = json.loads(out)
+    assert data["message"] == ("kube-scheduler would not start: cannot set feature gate DRAPrioritizedList to "
+                               "false, feature is locked to true")
+    assert data["problems"][0]["field"] == "featureGates.DRAPrioritizedList"
+    assert data["warnings"] == []
+
+
+def test_an_emulated_version_gives_that_versions_gates():
+    args = ("-", "-o", "json", "--feature-gates", "DRAPrioritizedList=false")
+    proc, _ = allocate(*args, "--emulated-version", "1.36", "--min-compatibility-version", "1.36", stdin=FRACTIONAL)
+    assert proc.returncode == 0
+    proc, out = allocate(*args, "--emulated-version", "1.33", stdin=FRACTIONAL)
+    assert proc.returncode == 2
+    assert json.loads(out)["message"] == ("kube-scheduler would not start: [emulation version 1.33 is not between "
+                                          "[1.34, 1.37.0], minCompatibilityVersion version 1.34 is not between "
+                                          "[1.34, 1.33]]")
+    proc, out = allocate("-", "-o", "json", "--emulated-version", "1.36.1", stdin=FRACTIONAL)
+    assert proc.returncode == 2
+    assert json.loads(out)["message"] == "--emulated-version: patch version not allowed, got: kube=1.36.1"
+
+
 def test_missing_file_is_a_clear_error():
     proc, out = allocate("/nonexistent/scenario.yaml")
     assert proc.returncode == 2
@@ -106,7 +171,8 @@ HOSTILE = {
     "wrong type": (scenario().replace(b"count: 1", b"count: many"), 2, "count"),
     "invalid name": (scenario().replace(b"{name: c}", b"{name: Bad_Name}"), 2, "metadata.name"),
     "bad quantity": (scenario(attrs="    capacity: {memory: {value: 1 Gi}}\n"), 2, "quantities must match"),
-    "unknown class": (scenario().replace(b"deviceClassName: gpu", b"deviceClassName: nope"), 2, "does not exist"),
+    # PreFilter: the pod waits for the class (exit 1, the scheduler's message).
+    "unknown class": (scenario().replace(b"deviceClassName: gpu", b"deviceClassName: nope"), 1, "does not exist"),
     "cel syntax": (scenario("device.driver == "), 2, "selectors[0].cel.expression"),
     "cel type": (scenario("device.driver == 1"), 2, "found no matching overload"),
     "cel forever": (scenario("[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10]"

@@ -1,113 +1,324 @@
-"""Kubernetes 1.37 feature gates that matter for DRA, and what the allocator derives from them.
+"""Kubernetes 1.37 feature gates that matter for DRA, as the components take them, and what the
+allocator derives from them.
 
-Gates can be set per component: the kube-apiserver decides which fields survive
-when an object is written, the kube-scheduler decides what the allocator does.
-The CLI sets the same gates for both.
+The gates, their versioned specs and their dependencies come from `gates.json`, which
+`tests/kube/cmd/gates` generates from Kubernetes' own gate table. A component runs at an emulated
+version and a minimum compatibility version (its `--emulated-version` and
+`--min-compatibility-version` flags); a gate's default, stage and lock are those of the spec that
+applies at that pair. A gate set the component would refuse at start-up is refused here too,
+with the feature-gate library's words.
+
+Gates can be set per component: the kube-apiserver decides which fields survive when an object is
+written, the kube-scheduler decides what the allocator does.
 """
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
-ALPHA, BETA, GA = "alpha", "beta", "GA"
+ALPHA, BETA, GA, DEPRECATED, PREALPHA = "alpha", "beta", "GA", "deprecated", "prealpha"
 
-
-@dataclass(frozen=True)
-class GateInfo:
-    name: str
-    stage: str
-    default: bool
-    locked: bool = False
-    summary: str = ""
-
-
-GATES: dict[str, GateInfo] = {
-    g.name: g
-    for g in [
-        GateInfo("DynamicResourceAllocation", GA, True, True, "the whole DRA feature"),
-        GateInfo("DRAPrioritizedList", GA, True, True, "firstAvailable subrequests"),
-        GateInfo("DRAAdminAccess", GA, True, True, "adminAccess requests"),
-        GateInfo("DRAResourceClaimDeviceStatus", GA, True, True, "claim status.devices"),
-        GateInfo("DRAExtendedResource", GA, True, True, "extended resources (example.com/gpu: 1) backed by DRA"),
-        GateInfo("DRADeviceTaints", GA, True, False, "device taints and request tolerations"),
-        GateInfo("DRADeviceTaintRules", GA, True, False, "DeviceTaintRule objects add taints to devices"),
-        GateInfo("DRAPartitionableDevices", BETA, True, False, "shared counters and per-device node selection"),
-        GateInfo("DRAConsumableCapacity", BETA, True, False, "multi-allocatable devices and capacity requests"),
-        GateInfo("DRAFractionalCapacityRange", BETA, True, False, "milli-unit arithmetic for validRange"),
-        GateInfo("DRADeviceBindingConditions", BETA, True, False, "binding conditions on devices"),
-        GateInfo("DRASchedulerFilterTimeout", BETA, True, False, "10 s timeout per node in the scheduler"),
-        GateInfo(
-            "DRAResourceClaimGranularStatusAuthorization", BETA, True, False,
-            "apiserver authorization of claim status writes",
-        ),
-        GateInfo("DRAListTypeAttributes", ALPHA, False, False, "list-valued attributes and includes()"),
-        GateInfo("DRADeviceCompatibilityGroups", ALPHA, False, False, "compatibility groups on counter consumption"),
-        GateInfo("DRAOptionalNodeOperations", ALPHA, False, False, "skipNodeOperations on slices"),
-        GateInfo("DRADerivedAttributes", ALPHA, False, False, "derived attributes in requests"),
-    ]
+# What the playground says a gate does (the data file says what Kubernetes says about it).
+SUMMARIES = {
+    "DynamicResourceAllocation": "the whole DRA feature",
+    "DRAPrioritizedList": "firstAvailable subrequests",
+    "DRAAdminAccess": "adminAccess requests",
+    "DRAResourceClaimDeviceStatus": "claim status.devices",
+    "DRAExtendedResource": "extended resources (example.com/gpu: 1) backed by DRA",
+    "DRADeviceTaints": "device taints and request tolerations",
+    "DRADeviceTaintRules": "DeviceTaintRule objects add taints to devices",
+    "DRAPartitionableDevices": "shared counters and per-device node selection",
+    "DRAConsumableCapacity": "multi-allocatable devices and capacity requests",
+    "DRAFractionalCapacityRange": "milli-unit arithmetic for validRange",
+    "DRADeviceBindingConditions": "binding conditions on devices",
+    "DRASchedulerFilterTimeout": "10 s timeout per node in the scheduler",
+    "DRAResourceClaimGranularStatusAuthorization": "apiserver authorization of claim status writes",
+    "DRAListTypeAttributes": "list-valued attributes and includes()",
+    "DRADeviceCompatibilityGroups": "compatibility groups on counter consumption",
+    "DRAOptionalNodeOperations": "skipNodeOperations on slices",
+    "DRADerivedAttributes": "derived attributes in requests",
+    "DRANodeAllocatableResources": "node allocatable resources backed by DRA (not modelled)",
+    "DRAPartitionableDevicesType": "partitionable device types in pool status (not modelled)",
+    "DRAResourcePoolStatus": "ResourcePoolStatusRequest objects (not modelled)",
+    "DRAWorkloadResourceClaims": "claims for workloads (not modelled)",
+    "ResourceHealthStatus": "device health in pod status (not modelled)",
+    "GenericWorkload": "Workload objects; needed by DRAWorkloadResourceClaims (not modelled)",
+    "NodeDeclaredFeatures": "node-declared features; needed by DRAOptionalNodeOperations (not modelled)",
 }
 
-# (key used in forms, shares and gallery entries, the component's name)
-COMPONENTS = (("apiserver", "kube-apiserver"), ("scheduler", "kube-scheduler"), ("kubelet", "kubelet"))
-COMPONENT_KEYS = tuple(key for key, _ in COMPONENTS)
+DATA_FILE = Path(__file__).with_name("gates.json")
 
 
 class GateError(ValueError):
     pass
 
 
+# ---- versions as --emulated-version takes them -------------------------------------------------
+
+_VERSION = re.compile(r"^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$", re.S)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """A generic Kubernetes version (`1.36`, `v1.36.0`): two or more numbers."""
+    match = _VERSION.match(text)
+    if match is None:
+        raise GateError(f"could not parse {_go_quote(text)} as version")
+    parts = match.group(1).split(".")
+    if len(parts) < 2:
+        raise GateError(f"illegal version string {_go_quote(text)}")
+    if parts[0].startswith("0") and parts[0] != "0":
+        raise GateError(f"illegal zero-prefixed version component {_go_quote(parts[0])} in {_go_quote(text)}")
+    return tuple(int(p) for p in parts)
+
+
+def _go_quote(text: str) -> str:
+    return json.dumps(text)
+
+
+def _show(v: tuple[int, ...]) -> str:
+    return ".".join(str(n) for n in v)
+
+
+def parse_version_flag(text: str) -> str:
+    """One `--emulated-version` / `--min-compatibility-version` value for the kube component, as
+    major.minor; `kube=1.36` is accepted too."""
+    key, value = "kube", text
+    if "=" in text:
+        key, _, value = text.partition("=")
+        key, value = key.strip(), value.strip()
+        if key != "kube":
+            raise GateError(f"component not registered: {key}")
+    parsed = _version(value)
+    if len(parsed) > 2 and parsed[2] != 0:
+        raise GateError(f"patch version not allowed, got: {key}={_show(parsed)}")
+    return _show(parsed[:2])
+
+
+# ---- the gate table ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Spec:
+    version: tuple[int, int]
+    default: bool
+    stage: str
+    locked: bool = False
+    min_compatibility: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class GateInfo:
+    name: str
+    specs: tuple[Spec, ...]
+    depends_on: tuple[str, ...] = ()
+    modelled: bool = True
+    role: str = "shown"  # shown (a DRA gate), dependency (a DRA gate needs it), related (it needs one of those)
+    summary: str = ""
+
+    def spec_at(self, emulated: tuple[int, int], min_compat: tuple[int, int]) -> Spec:
+        """The spec a component uses: the latest one not newer than its emulated version whose
+        minimum compatibility version (if any) the component's own is at least."""
+        for spec in reversed(self.specs):
+            if spec.version > emulated:
+                continue
+            if spec.min_compatibility is not None and min_compat < spec.min_compatibility:
+                continue
+            return spec
+        return Spec((0, 0), False, PREALPHA)
+
+    # The gate as a component started without version flags sees it.
+    @property
+    def default_spec(self) -> Spec:
+        return self.spec_at(DEFAULT_EMULATED, DEFAULT_MIN_COMPAT)
+
+    @property
+    def stage(self) -> str:
+        return self.default_spec.stage
+
+    @property
+    def default(self) -> bool:
+        return self.default_spec.default
+
+    @property
+    def locked(self) -> bool:
+        return self.default_spec.locked
+
+
+def _load() -> tuple[dict, dict[str, GateInfo]]:
+    data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    gates = {}
+    for raw in data["gates"]:
+        specs = tuple(
+            Spec(_version(s["version"])[:2], s["default"], s["stage"], s.get("locked", False),
+                 _version(s["minCompatibilityVersion"])[:2] if s.get("minCompatibilityVersion") else None)
+            for s in raw["specs"]
+        )
+        gates[raw["name"]] = GateInfo(raw["name"], specs, tuple(raw["dependsOn"]), raw["modelled"],
+                                      raw["role"], SUMMARIES.get(raw["name"], ""))
+    return data["versions"], gates
+
+
+VERSIONS, _ALL = _load()
+BINARY = _version(VERSIONS["binary"])[:2]
+EMULATION_FLOOR = _version(VERSIONS["emulationVersionFloor"])[:2]
+MIN_COMPAT_FLOOR = _version(VERSIONS["minCompatibilityVersionFloor"])[:2]
+DEFAULT_EMULATED = _version(VERSIONS["defaultEmulationVersion"])[:2]
+DEFAULT_MIN_COMPAT = _version(VERSIONS["defaultMinCompatibilityVersion"])[:2]
+# Versions a user can pick (the page's control): the allowed range.
+EMULATED_CHOICES = tuple(_show((BINARY[0], m)) for m in range(BINARY[1], EMULATION_FLOOR[1] - 1, -1))
+
+# Shown gates in the order of the page: the playground's DRA gates first, then what they depend on.
+# The related gates are known (they can be set, and their dependencies are checked) but not shown.
+GATES: dict[str, GateInfo] = dict(sorted(((n, g) for n, g in _ALL.items() if g.role != "related"),
+                                         key=lambda kv: (kv[1].role != "shown", kv[0])))
+
+# (key used in forms, shares and gallery entries, the component's name)
+COMPONENTS = (("apiserver", "kube-apiserver"), ("scheduler", "kube-scheduler"), ("kubelet", "kubelet"))
+COMPONENT_KEYS = tuple(key for key, _ in COMPONENTS)
+COMPONENT_LABELS = dict(COMPONENTS)
+
+
+def default_min_compat(emulated: str) -> str:
+    """What a component uses when only --emulated-version is given: one minor back, not below the floor."""
+    major, minor = _version(emulated)[:2]
+    return _show(max((major, max(minor - 1, 0)), MIN_COMPAT_FLOOR))
+
+
 @dataclass(frozen=True)
 class FeatureGates:
-    """Gate values for one component (explicit settings over the 1.37 defaults)."""
+    """Gate values for one component: explicit settings over the defaults at its versions."""
 
-    values: tuple = ()  # sorted (name, bool) pairs that differ from or restate defaults
+    values: tuple = ()  # sorted (name, bool) pairs as given (they may restate defaults)
+    emulated: str = ""  # --emulated-version; "" = the binary's own
+    min_compat: str = ""  # --min-compatibility-version; "" = its default for the emulated version
+
+    @property
+    def emulated_version(self) -> tuple[int, int]:
+        return _version(self.emulated)[:2] if self.emulated else DEFAULT_EMULATED
+
+    @property
+    def min_compat_version(self) -> tuple[int, int]:
+        if self.min_compat:
+            return _version(self.min_compat)[:2]
+        if self.emulated:
+            return _version(default_min_compat(self.emulated))[:2]
+        return DEFAULT_MIN_COMPAT
+
+    def spec(self, name: str) -> Spec | None:
+        info = _ALL.get(name)
+        return info.spec_at(self.emulated_version, self.min_compat_version) if info else None
+
+    def default(self, name: str) -> bool:
+        spec = self.spec(name)
+        return spec.default if spec else False
 
     def enabled(self, name: str) -> bool:
         for gate, value in self.values:
             if gate == name:
                 return value
-        info = GATES.get(name)
-        return info.default if info else False
+        return self.default(name)
+
+    def refusals(self) -> list[tuple[str | None, str]]:
+        """Why the component would not start with these settings: (gate or None, the library's
+        message), in the order it reports them. Setting errors (a locked gate, a gate not yet
+        there) come first and alone; then missing dependencies; then versions out of range."""
+        emulated, min_compat = self.emulated_version, self.min_compat_version
+        errors: list[tuple[str | None, str]] = []
+        for name, value in self.values:
+            info = _ALL.get(name)
+            if info is None:
+                return [(name, f"unrecognized feature gate: {name}")]
+            spec = info.spec_at(emulated, min_compat)
+            if spec.locked and spec.default != value:
+                errors.append((name, f"cannot set feature gate {name} to {_go_bool(value)}, "
+                                     f"feature is locked to {_go_bool(spec.default)}"))
+            elif spec.stage == PREALPHA:
+                errors.append((name, f"cannot set feature gate {name} to {_go_bool(value)}, feature is PreAlpha "
+                                     f"at emulated version {_show(emulated)}, min compatibility version "
+                                     f"{_show(min_compat)}"))
+        if errors:
+            return errors
+        for name, info in sorted(_ALL.items()):
+            if not self.enabled(name):
+                continue
+            missing = [dep for dep in info.depends_on if dep in _ALL and not self.enabled(dep)]
+            if missing:
+                errors.append((name, f"{name} is enabled, but depends on features that are disabled: "
+                                     f"[{' '.join(missing)}]"))
+        if errors:
+            return errors
+        binary = _show(BINARY) + ".0"
+        if emulated > BINARY or emulated < EMULATION_FLOOR:
+            errors.append((None, f"emulation version {_show(emulated)} is not between "
+                                 f"[{_show(EMULATION_FLOOR)}, {binary}]"))
+        if min_compat > emulated or min_compat < MIN_COMPAT_FLOOR:
+            errors.append((None, f"minCompatibilityVersion version {_show(min_compat)} is not between "
+                                 f"[{_show(MIN_COMPAT_FLOOR)}, {_show(emulated)}]"))
+        return errors
+
+    def start_warnings(self) -> list[str]:
+        """What the component logs at start-up for settings it accepts."""
+        out = []
+        for name, value in self.values:
+            spec = self.spec(name)
+            if spec is not None and spec.stage in (GA, DEPRECATED):
+                word = "GA" if spec.stage == GA else "deprecated"
+                out.append(f"setting {word} feature gate {name}={_go_bool(value)}; it will be removed in a future release")
+        return out
+
+    def with_versions(self, emulated: str = "", min_compat: str = "") -> "FeatureGates":
+        return FeatureGates(self.values, emulated, min_compat)
 
 
-def parse_gates(text: str | None) -> tuple[FeatureGates, list[str]]:
-    """Parse `A=true,B=false` as the Kubernetes components do; returns the gates and warnings."""
+def _go_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def refusal_message(component_label: str, errors: list[tuple[str | None, str]]) -> str:
+    """The component's start-up error as it prints it (one error alone, several as a list)."""
+    texts = [text for _, text in errors]
+    body = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+    return f"{component_label} would not start: {body}"
+
+
+# strconv.ParseBool's spellings
+_TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})
+_FALSE = frozenset({"0", "f", "F", "false", "FALSE", "False"})
+
+
+def parse_gates(text: str | None, *, emulated: str = "", min_compat: str = "") -> tuple[FeatureGates, list[str]]:
+    """Parse `A=true,B=false` as the Kubernetes components do; returns the gates and the warnings
+    a component logs for them. Whether the component accepts the set is `FeatureGates.refusals`."""
     overrides: dict[str, bool] = {}
-    warnings: list[str] = []
     for item in (text or "").split(","):
-        item = item.strip()
         if not item:
             continue
         name, sep, raw = item.partition("=")
         name, raw = name.strip(), raw.strip()
         if not sep:
             raise GateError(f"missing bool value for {name}")
-        lowered = raw.lower()
-        if lowered in ("true", "1", "t"):
+        if raw in _TRUE:
             value = True
-        elif lowered in ("false", "0", "f"):
+        elif raw in _FALSE:
             value = False
         else:
-            raise GateError(f"invalid value of {name}={raw}, err: strconv.ParseBool: parsing {raw!r}: invalid syntax")
+            raise GateError(f"invalid value of {name}={raw}, err: strconv.ParseBool: parsing {_go_quote(raw)}: "
+                            "invalid syntax")
         overrides[name] = value
-    return gates_from_dict(overrides, warnings), warnings
+    gates = gates_from_dict(overrides, emulated=emulated, min_compat=min_compat)
+    return gates, gates.start_warnings()
 
 
-def gates_from_dict(overrides: dict, warnings: list[str] | None = None) -> FeatureGates:
-    warnings = warnings if warnings is not None else []
+def gates_from_dict(overrides: dict, *, emulated: str = "", min_compat: str = "") -> FeatureGates:
     clean: dict[str, bool] = {}
     for name, value in overrides.items():
-        info = GATES.get(name)
-        if info is None:
+        if name not in _ALL:
             raise GateError(f"unrecognized feature gate: {name}")
         if not isinstance(value, bool):
             raise GateError(f"invalid value of {name}={value}: must be true or false")
-        if info.locked and value != info.default:
-            warnings.append(
-                f"feature gate {name} is {info.stage} and locked to {str(info.default).lower()} in "
-                f"Kubernetes 1.37; the playground honours {name}={str(value).lower()} anyway"
-            )
         clean[name] = value
-    return FeatureGates(tuple(sorted(clean.items())))
+    return FeatureGates(tuple(sorted(clean.items())), emulated, min_compat)
 
 
 @dataclass(frozen=True)
@@ -119,7 +330,7 @@ class AllocatorFeatures:
     partitionable_devices: bool = True
     device_taints: bool = True
     consumable_capacity: bool = True
-    fractional_capacity_range: bool = True
+    fractional_capacity_range: bool = False
     device_binding: bool = True
     list_type_attributes: bool = False
     compatibility_groups: bool = False
@@ -145,8 +356,7 @@ class AllocatorFeatures:
             fractional_capacity_range=on("DRAFractionalCapacityRange"),
             device_binding=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
             list_type_attributes=on("DRAListTypeAttributes"),
-            # Compatibility groups are documented to need partitionable devices too.
-            compatibility_groups=on("DRADeviceCompatibilityGroups") and on("DRAPartitionableDevices"),
+            compatibility_groups=on("DRADeviceCompatibilityGroups"),
             optional_node_operations=on("DRAOptionalNodeOperations"),
             derived_attributes=on("DRADerivedAttributes"),
         )
@@ -163,3 +373,11 @@ class ComponentGates:
     @staticmethod
     def uniform(gates: FeatureGates) -> "ComponentGates":
         return ComponentGates(gates, gates, gates)
+
+    def refusal(self) -> tuple[str, str | None, str] | None:
+        """The first component that would not start: (component key, gate or None, message)."""
+        for key in ("scheduler", "apiserver", "kubelet"):  # the scheduler first: it runs the allocator
+            errors = getattr(self, key).refusals()
+            if errors:
+                return key, errors[0][0], refusal_message(COMPONENT_LABELS[key], errors)
+        return None

@@ -6,7 +6,7 @@ is scheduled pod by pod instead (see pods.py).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from allocator.engine import cel
 from allocator.engine.allocate import DEFAULT_MAX_STEPS, Fatal
@@ -22,7 +22,7 @@ from allocator.engine.cycle import (
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
 from allocator.engine.pools import PoolGatherError, SliceIndex
-from allocator.engine.problems import UNKNOWN_NODE, WARNING, Problem
+from allocator.engine.problems import GATES_REFUSED, UNKNOWN_NODE, WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
 
@@ -143,9 +143,7 @@ def allocate(
     if scenario.errors:
         return _invalid(scenario.errors, warnings, pending)
     features = AllocatorFeatures.from_gates(gates.scheduler)
-    prefilter = [scenario.locate(p) for p in prefilter_problems(pending, scenario.classes, features)]
-    if prefilter:
-        return _invalid(prefilter, warnings, pending)
+    prefilter = prefilter_problems(pending, scenario.classes, features)
 
     cel_options = cel.Options(list_type_attributes=features.list_type_attributes, stored=True)
     slices = scenario.scheduler_slices(gates.scheduler)  # DeviceTaintRules applied
@@ -155,6 +153,18 @@ def allocate(
     missing = unknown_node(scenario, index, node_name)
     if missing is not None:
         warnings.append(missing)
+    if prefilter:
+        # PreFilter makes the pod unschedulable (it waits; nothing is wrong with the input): the
+        # scheduler's message, and a warning located at the field it is about.
+        first = prefilter[0]
+        warnings.append(scenario.locate(replace(first, severity=WARNING)))
+        return Outcome(
+            UNSATISFIABLE,
+            message=first.message if node_name else fit_error(len(names), [], first.message),
+            claims=[_output_claim(c, None) for c in pending],
+            warnings=warnings,
+            verdicts=[NodeVerdict(name, False, first.message) for name in names],
+        )
     deadline = time.monotonic() + time_limit if time_limit else None
     options = {"max_steps": max_steps, "deadline": deadline, "cel_options": cel_options, "share_ids": share_ids,
                "exact_first": ExactFirst()}
@@ -212,6 +222,17 @@ def allocate_text(
     gates: ComponentGates | None = None,
     **options,
 ) -> tuple[Scenario, Outcome]:
+    refused = gates.refusal() if gates is not None else None
+    if refused is not None:
+        # A component that would not start answers nothing: the scenario is read for display only.
+        return read_scenario(text), refused_outcome(*refused)
     apiserver = gates.apiserver if gates is not None and options.pop("replay_create", False) else None
     scenario = read_scenario(text, apiserver_gates=apiserver)
     return scenario, allocate(scenario, node_name=node_name, gates=gates, **options)
+
+
+def refused_outcome(component: str, gate: str | None, message: str) -> Outcome:
+    """Exit 2: the component's start-up error, located at the gate (or the version) it names."""
+    path = ("featureGates", gate) if gate else ("emulatedVersion",)
+    problem = Problem(message, kind="FeatureGates", name=component, path=path, code=GATES_REFUSED)
+    return Outcome(INVALID, message=message, problems=[problem])

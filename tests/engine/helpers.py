@@ -71,9 +71,9 @@ def dump(*objects) -> str:
     return yaml.safe_dump_all(list(objects), sort_keys=False)
 
 
-def run(objects_or_text, *, node="worker-1", gates=None, **options):
+def run(objects_or_text, *, node="worker-1", gates=None, emulated="", **options):
     text = objects_or_text if isinstance(objects_or_text, str) else dump(*objects_or_text)
-    component_gates = ComponentGates.uniform(gates_from_dict(gates or {}))
+    component_gates = ComponentGates.uniform(gates_from_dict(gates or {}, emulated=emulated))
     _, outcome = allocate_text(textwrap.dedent(text), node_name=node, gates=component_gates, **options)
     return outcome
 

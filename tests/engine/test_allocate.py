@@ -189,13 +189,24 @@ def test_first_available_falls_back_to_the_next_subrequest():
     assert devices_of(outcome, "c") == ["gpu/one:d0"]
 
 
-def test_first_available_with_gate_off_is_a_fatal_error():
+def test_first_available_with_gate_off_is_unschedulable_in_prefilter():
     objects = [gpu_class(), node(), slice_("s", [dev("d0")]),
                claim("c", [{"name": "gpu", "firstAvailable": [{"name": "one", "deviceClassName": "gpu"}]}])]
+    # DRAPrioritizedList is locked on in 1.37; a 1.36 scheduler can have it off.
+    outcome = run(objects, gates={"DRAPrioritizedList": False}, emulated="1.36")
+    assert outcome.outcome == "unsatisfiable"
+    assert outcome.message == ("resource claim default/c, request gpu: has subrequests, "
+                               "but the DRAPrioritizedList feature is disabled")
+    assert [w.field for w in outcome.warnings] == ["spec.devices.requests[0].firstAvailable"]
+
+
+def test_switching_a_locked_gate_is_refused_as_the_scheduler_refuses_it():
+    objects = [gpu_class(), node(), slice_("s", [dev("d0")]), claim("c", [request()])]
     outcome = run(objects, gates={"DRAPrioritizedList": False})
     assert outcome.outcome == "invalid"
-    assert "has subrequests, but the DRAPrioritizedList feature is disabled" in outcome.message
-    assert outcome.problems[0].field == "spec.devices.requests[0].firstAvailable"
+    assert outcome.message == ("kube-scheduler would not start: cannot set feature gate DRAPrioritizedList "
+                               "to false, feature is locked to true")
+    assert (outcome.problems[0].name, outcome.problems[0].field) == ("scheduler", "featureGates.DRAPrioritizedList")
 
 
 def test_admin_access_can_share_a_device_with_a_normal_claim():
@@ -228,7 +239,7 @@ def test_taints_need_a_toleration_and_tolerations_are_copied_to_the_result():
     assert reasons(outcome, "default/c", "gpu")["d0"] == "taint maintenance=true:NoSchedule is not tolerated"
     outcome = run(objects[:3] + [claim("c", [request(tolerations=[toleration])])])
     assert results_of(outcome, "c")[0]["tolerations"] == [toleration]
-    outcome = run(objects, gates={"DRADeviceTaints": False})
+    outcome = run(objects, gates={"DRADeviceTaints": False, "DRADeviceTaintRules": False})
     assert outcome.outcome == "allocated"
 
 
@@ -389,9 +400,9 @@ def test_a_cel_runtime_error_aborts_with_the_upstream_message():
 def test_unknown_device_class_is_reported_like_the_scheduler():
     objects = [gpu_class(), node(), slice_("s", [dev("d0")]), claim("c", [request(device_class="nope")])]
     outcome = run(objects)
-    assert outcome.outcome == "invalid"
-    assert "request gpu: device class nope does not exist" in outcome.message
-    assert outcome.problems[0].field == "spec.devices.requests[0].exactly.deviceClassName"
+    assert outcome.outcome == "unsatisfiable"  # PreFilter: the pod waits for the class
+    assert outcome.message == "request gpu: device class nope does not exist"
+    assert [w.field for w in outcome.warnings] == ["spec.devices.requests[0].exactly.deviceClassName"]
 
 
 def test_too_many_devices_for_one_claim_is_fatal():

@@ -180,7 +180,8 @@ def test_a_problem_in_a_flat_request_points_at_the_field_as_written():
 
 def test_missing_device_class_in_a_v1beta1_claim_points_at_the_flat_field():
     _, outcome = run(k.dump(k.node("node-b")), V1BETA1_SLICE, V1BETA1_CLAIM)
-    [problem] = outcome.problems
+    assert outcome.outcome == "unsatisfiable"
+    [problem] = [w for w in outcome.warnings if "does not exist" in w.message]
     assert problem.field == "spec.devices.requests[0].deviceClassName"
     assert "device class gpu.example.com does not exist" in problem.message
 

@@ -190,7 +190,7 @@ def test_too_few_devices_for_the_extended_resource_is_dra_saying_no():
 
 
 def test_with_the_gate_off_the_resource_is_simply_insufficient():
-    gates = ComponentGates.uniform(gates_from_dict({"DRAExtendedResource": False}))
+    gates = ComponentGates.uniform(gates_from_dict({"DRAExtendedResource": False}, emulated="1.36"))
     outcome = schedule(small_node("node-a"), gpu_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
                        k.pod("p", requests={"example.com/gpu": "1"}), gates=gates)
     assert result(outcome, "p").message == "0/1 nodes are available: 1 Insufficient example.com/gpu."
@@ -252,7 +252,7 @@ def test_an_unreadable_request_is_invalid_input_that_names_the_field():
 
 
 def test_an_apiserver_without_the_gate_drops_the_class_extended_resource_name_on_create():
-    gates = ComponentGates(apiserver=gates_from_dict({"DRAExtendedResource": False}))
+    gates = ComponentGates(apiserver=gates_from_dict({"DRAExtendedResource": False}, emulated="1.36"))
     scenario, outcome = allocate_text(k.dump(small_node("node-a"), gpu_class(),
                                              k.resource_slice("node-a", [k.gpu("gpu-0", 0)]),
                                              k.pod("p", requests={"example.com/gpu": "1"})),

@@ -18,7 +18,9 @@ CASES = [
     # the first covered device sets the value whatever its kind; a list later is refused.
     ("match-first-list-gate-off", {"DRAListTypeAttributes": False}, "allocated", ["device-1"]),
     ("distinct-scalar-then-list-gate-off", {"DRAListTypeAttributes": False}, "unsatisfiable", "cannot allocate"),
-    ("capacity-submilli-request", {}, "invalid", "request 1000100u is not a representable milli value"),
+    # Milli-unit arithmetic only with DRAFractionalCapacityRange, off by default in 1.37.2 (min compat 1.36).
+    ("capacity-submilli-request", {"DRAFractionalCapacityRange": True}, "invalid",
+     "request 1000100u is not a representable milli value"),
     ("capacity-huge-range-milli-overflow", {}, "allocated", ["device-1"]),
     ("capacity-error-after-soft-fail", {"DRAFractionalCapacityRange": False}, "invalid",
      "request 10E exceeds MaxInt64"),
@@ -34,7 +36,9 @@ CASES = [
     ("binding-conditions-empty-list", {"DRADeviceBindingConditions": False}, "allocated", ["device-1"]),
     ("invalid-pool-with-binding-conditions-order", {}, "invalid",
      "resource pool driver-a/a is currently invalid"),
-    ("prioritized-disabled-missing-subclass", {"DRAPrioritizedList": False}, "invalid",
+    # The scheduler's PreFilter sees it before the allocator: the pod is unschedulable (a 1.36 scheduler,
+    # where the gate can still be off).
+    ("prioritized-disabled-missing-subclass", {"DRAPrioritizedList": False}, "unsatisfiable",
      "has subrequests, but the DRAPrioritizedList feature is disabled"),
     ("hopeless-pruning-hides-cel-error", {}, "invalid", "on device driver-a/pool-1/device-3: CEL runtime error"),
     ("tail-cut-hides-cel-error", {}, "invalid", "on device driver-a/pool-1/device-3: CEL runtime error"),
@@ -43,10 +47,13 @@ CASES = [
 ]
 
 
+EMULATED = {"prioritized-disabled-missing-subclass": "1.36"}
+
+
 @pytest.mark.parametrize("name,gates,outcome,expect", CASES, ids=[c[0] for c in CASES])
 def test_matches_upstream(name, gates, outcome, expect):
     _, result = allocate_text((PARITY / f"{name}.yaml").read_bytes(), node_name="node-1",
-                              gates=ComponentGates.uniform(gates_from_dict(gates)))
+                              gates=ComponentGates.uniform(gates_from_dict(gates, emulated=EMULATED.get(name, ""))))
     assert result.outcome == outcome, result.message
     if isinstance(expect, list):
         results = result.claims[0]["status"]["allocation"]["devices"]["results"]

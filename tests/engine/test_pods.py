@@ -206,7 +206,7 @@ def test_unknown_device_class_is_the_prefilter_message():
 def test_subrequests_with_prioritized_list_off_are_the_prefilter_message():
     spec = k.claim_spec({"name": "gpu", "firstAvailable": [{"name": "any", "deviceClassName": k.DRIVER}]})
     text = k.dump(*two_gpu_nodes(k.template("alt", spec), k.pod("train", templates=[("gpu", "alt")])))
-    gates = ComponentGates.uniform(gates_from_dict({"DRAPrioritizedList": False}))
+    gates = ComponentGates.uniform(gates_from_dict({"DRAPrioritizedList": False}, emulated="1.36"))
     train = pod_result(schedule(text, gates=gates), "train")
     assert train.message == (f"0/2 nodes are available: resource claim default/{train.claims[0].name}, request gpu: "
                              "has subrequests, but the DRAPrioritizedList feature is disabled.")

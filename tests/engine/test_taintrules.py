@@ -58,4 +58,4 @@ def test_effect_none_only_informs():
 def test_rules_apply_only_with_their_gate():
     objects = BASE + [rule({"device": "gpu-0"}), claim()]
     assert devices(objects, DRADeviceTaintRules=False) == ["gpu-0"]
-    assert devices(objects, DRADeviceTaints=False) == ["gpu-0"]
+    assert devices(objects, DRADeviceTaints=False, DRADeviceTaintRules=False) == ["gpu-0"]

@@ -3,7 +3,7 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from allocator.engine.gates import ComponentGates, GateError, parse_gates
+from allocator.engine.gates import VERSIONS, ComponentGates, GateError, parse_gates, parse_version_flag
 from allocator.engine.loader import MAX_BYTES, gc_paused
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.report import human_report, to_json, to_yaml
@@ -24,6 +24,13 @@ class Command(BaseCommand):
         parser.add_argument("--node", help="allocate for this node (default: every node, first that fits); "
                                            "with Pods, the only node considered")
         parser.add_argument("--feature-gates", default="", help="A=true,B=false (Kubernetes gate names)")
+        parser.add_argument("--emulated-version", default="",
+                            help=f"the version the components emulate, as kube-scheduler's flag takes it "
+                                 f"({VERSIONS['allowedEmulationVersionRange']})")
+        parser.add_argument("--min-compatibility-version", default="",
+                            help=f"the oldest control plane version the components stay compatible with "
+                                 f"({VERSIONS['allowedMinCompatibilityVersionRange']}; "
+                                 f"default: one minor before the emulated version)")
         parser.add_argument("-o", "--output", choices=["json", "yaml"], help="machine-readable output")
         parser.add_argument("--explain", action="store_true",
                             help="with -o json/yaml: include why each device was or was not chosen")
@@ -45,8 +52,17 @@ class Command(BaseCommand):
         sys.exit(outcome.exit_code)
 
     def _run(self, options) -> Outcome:
+        versions = {}
+        for flag, key in (("--emulated-version", "emulated"), ("--min-compatibility-version", "min_compat")):
+            given = options.get(key.replace("min_compat", "min_compatibility_version").replace(
+                "emulated", "emulated_version"))
+            if given:
+                try:
+                    versions[key] = parse_version_flag(given)
+                except GateError as exc:
+                    return _invalid(f"{flag}: {exc}")
         try:
-            gates, gate_warnings = parse_gates(options.get("feature_gates"))
+            gates, gate_warnings = parse_gates(options.get("feature_gates"), **versions)
         except GateError as exc:
             return _invalid(f"--feature-gates: {exc}")
         try:
@@ -69,7 +85,8 @@ class Command(BaseCommand):
             _, outcome = allocate_text(
                 data, node_name=options.get("node"), gates=ComponentGates.uniform(gates), **extra
             )
-        outcome.warnings = [Problem(w, severity=WARNING) for w in gate_warnings] + outcome.warnings
+        if outcome.outcome != INVALID:  # what the scheduler logs when it starts with these gates
+            outcome.warnings = [Problem(w, severity=WARNING) for w in gate_warnings] + outcome.warnings
         return outcome
 
 
