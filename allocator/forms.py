@@ -7,7 +7,7 @@ from django import forms
 from django.conf import settings
 from django.utils.datastructures import MultiValueDict
 
-from allocator.engine.gates import COMPONENTS, GATES, GateError, parse_gates
+from allocator.engine.gates import COMPONENT_KEYS, COMPONENTS, GATES, GateError, parse_gates, parse_version_flag
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest, scenario_text
 from allocator.sharing import MAX_NODE_CHARS, ShareError, check_gates, check_node, load_json, uniform_gates
 
@@ -36,20 +36,43 @@ class PlaygroundForm(forms.Form):
         # Field names as the page writes them: "reset-gates", not "reset_gates".
         return field_name.replace("_", "-")
 
-    def gates(self) -> dict:
+    def versions(self) -> dict:
+        """`emulated-<component>` and `mincompat-<component>`: the page's version control."""
+        if self.cleaned_data.get("reset_gates"):
+            return {}
+        out = {}
+        for component, _ in COMPONENTS:
+            chosen = {}
+            for field, key in (("emulated", "emulated"), ("mincompat", "minCompat")):
+                value = str(self.data.get(f"{field}-{component}") or "").strip()
+                if value:
+                    try:
+                        chosen[key] = parse_version_flag(value)
+                    except GateError:
+                        chosen[key] = value  # the run says what is wrong with it
+            if chosen:
+                out[component] = chosen
+        return out
+
+    def gates(self, versions: dict | None = None) -> dict:
         if self.cleaned_data.get("reset_gates"):
             return {}
         submitted = self.data.get("gates-submitted") == "1"
+        versions = versions or {}
         gates: dict = {}
         for component, _ in COMPONENTS:
             chosen = {}
-            for name, info in GATES.items():
+            at = RunRequest("", versions=versions).component_features(component)
+            for name in GATES:
                 key = gate_field_name(component, name)
-                if not submitted and key not in self.data:
-                    continue
-                # A checkbox per gate and component (51 of them): read as they come, not as form fields.
+                if key not in self.data:
+                    spec = at.spec(name)
+                    # A locked gate's box is shown disabled, and a disabled box is not sent.
+                    if not submitted or spec.locked:
+                        continue
+                # A checkbox per gate and component: read as they come, not as form fields.
                 value = str(self.data.get(key) or "").strip() in TRUE_VALUES
-                if value != info.default:
+                if value != at.default(name):
                     chosen[name] = value
             if chosen:
                 gates[component] = chosen
@@ -63,7 +86,8 @@ class PlaygroundForm(forms.Form):
         upload = self.files.get("scenario-file") if self.files else None
         if upload is not None:
             scenario = scenario_text(upload.read(MAX_SCENARIO_BYTES + 1))
-        return RunRequest(scenario=scenario, node=data.get("node") or "", gates=self.gates())
+        versions = self.versions()
+        return RunRequest(scenario=scenario, node=data.get("node") or "", gates=self.gates(versions), versions=versions)
 
 
 def json_form_data(body: bytes) -> MultiValueDict:
@@ -115,15 +139,48 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunRequest:
             raise ShareError(JSON_SHAPE)
         if not isinstance(data["scenario"], str):
             raise ShareError("scenario must be a string of YAML or JSON")
-        return RunRequest(scenario=data["scenario"], node=check_node(data.get("node")), gates=check_gates(data.get("gates")))
+        return RunRequest(scenario=data["scenario"], node=check_node(data.get("node")), gates=check_gates(data.get("gates")),
+                          versions=check_versions(data.get("versions")))
     scenario = body
     if decode:
         try:
             scenario = body.decode("utf-8")
         except UnicodeDecodeError:
             raise ShareError("request body is not UTF-8 text") from None
+    versions = {}
+    for param, key in (("emulatedVersion", "emulated"), ("minCompatibilityVersion", "minCompat")):
+        if request.GET.get(param):
+            try:
+                versions[key] = parse_version_flag(request.GET[param])
+            except GateError as exc:
+                raise ShareError(f"{param}: {exc}") from None
     try:
-        gates, _ = parse_gates(request.GET.get("featureGates", ""))  # locked-gate warnings come with the run
+        gates, _ = parse_gates(request.GET.get("featureGates", ""))  # whether the components start: the run
     except GateError as exc:
         raise ShareError(f"featureGates: {exc}") from None
-    return RunRequest(scenario=scenario, node=request.GET.get("node", "") or "", gates=uniform_gates(gates))
+    return RunRequest(scenario=scenario, node=request.GET.get("node", "") or "", gates=uniform_gates(gates),
+                      versions={c: dict(versions) for c in COMPONENT_KEYS} if versions else {})
+
+
+def check_versions(versions) -> dict:
+    """`{component: {"emulated": "1.36", "minCompat": "1.36"}}` as an API client gives it."""
+    if versions is None:
+        return {}
+    if not isinstance(versions, dict):
+        raise ShareError('versions must be an object: {component: {"emulated": "X.Y", "minCompat": "X.Y"}}')
+    clean = {}
+    for component, values in versions.items():
+        if component not in COMPONENT_KEYS:
+            raise ShareError(f"versions: unknown component {component!r} (expected one of {', '.join(COMPONENT_KEYS)})")
+        if not isinstance(values, dict) or set(values) - {"emulated", "minCompat"}:
+            raise ShareError(f'versions.{component} must be an object with "emulated" and/or "minCompat"')
+        chosen = {}
+        for key, value in values.items():
+            if not isinstance(value, str):
+                raise ShareError(f"versions.{component}.{key} must be a version string such as \"1.36\"")
+            try:
+                chosen[key] = parse_version_flag(value) if value else ""
+            except GateError as exc:
+                raise ShareError(f"versions.{component}.{key}: {exc}") from None
+        clean[component] = chosen
+    return clean

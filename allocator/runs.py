@@ -9,10 +9,10 @@ from allocator.engine.gates import (
     COMPONENTS,
     GA,
     GATES,
+    EMULATED_CHOICES,
     ComponentGates,
     FeatureGates,
 )
-from allocator.engine.problems import WARNING, Problem
 from allocator.engine.run import Outcome, allocate_text
 from allocator.engine.scenario import Scenario
 
@@ -27,9 +27,11 @@ class GateRow:
     name: str
     stage: str
     summary: str
-    locked: bool
+    locked: bool  # on the scheduler, at its versions
     values: dict  # component -> bool
     default: bool
+    disabled_on: dict = field(default_factory=dict)  # component -> locked there at the value it has
+    refused_on: str = ""  # the component that would not start because of this gate
 
     @property
     def skewed(self) -> bool:
@@ -41,24 +43,51 @@ class RunRequest:
     scenario: str
     node: str = ""
     gates: dict = field(default_factory=dict)  # component -> {gate: bool}, only gates that differ from defaults
+    # component -> {"emulated": "1.36", "minCompat": "1.36"}; missing or "" = as started without the flag
+    versions: dict = field(default_factory=dict)
+
+    def component_features(self, component: str) -> FeatureGates:
+        chosen = self.versions.get(component, {})
+        return FeatureGates(tuple(sorted(self.gates.get(component, {}).items())),
+                            chosen.get("emulated", ""), chosen.get("minCompat", ""))
 
     def component_gates(self) -> ComponentGates:
-        parts = {c: FeatureGates(tuple(sorted(self.gates.get(c, {}).items()))) for c, _ in COMPONENTS}
+        parts = {c: self.component_features(c) for c, _ in COMPONENTS}
         return ComponentGates(parts["apiserver"], parts["scheduler"], parts["kubelet"])
 
     def gate_rows(self) -> dict:
-        """Gates grouped by maturity, each with its value per component."""
+        """Gates grouped by maturity (on the scheduler), each with its value per component."""
+        features = {c: self.component_features(c) for c, _ in COMPONENTS}
+        refused = self.component_gates().refusal()
         groups: dict = {ALPHA: [], BETA: [], GA: []}
         for info in GATES.values():
-            values = {}
+            values, disabled_on = {}, {}
             for component, _ in COMPONENTS:
-                values[component] = self.gates.get(component, {}).get(info.name, info.default)
-            groups[info.stage].append(GateRow(info.name, info.stage, info.summary, info.locked, values, info.default))
-        return groups
+                values[component] = features[component].enabled(info.name)
+                spec = features[component].spec(info.name)
+                # A box stays switchable when it holds a value its lock refuses, so it can be put right.
+                disabled_on[component] = spec.locked and values[component] == spec.default
+            spec = features["scheduler"].spec(info.name)
+            row = GateRow(info.name, spec.stage, info.summary, spec.locked, values, spec.default, disabled_on,
+                          refused[0] if refused and refused[1] == info.name else "")
+            groups.setdefault(spec.stage, []).append(row)
+        return {stage: rows for stage, rows in groups.items() if rows}
 
     @property
     def skewed(self) -> bool:
-        return any(row.skewed for rows in self.gate_rows().values() for row in rows)
+        return (any(row.skewed for rows in self.gate_rows().values() for row in rows)
+                or len({(f.emulated_version, f.min_compat_version)
+                        for f in (self.component_features(c) for c, _ in COMPONENTS)}) > 1)
+
+    @property
+    def version_controls(self) -> list[dict]:
+        """The page's version control per component: the chosen versions and the choices."""
+        out = []
+        for component, label in COMPONENTS:
+            chosen = self.versions.get(component, {})
+            out.append({"key": component, "label": label, "emulated": chosen.get("emulated", ""),
+                        "minCompat": chosen.get("minCompat", ""), "choices": EMULATED_CHOICES})
+        return out
 
     @property
     def max_bytes(self) -> int:
@@ -86,17 +115,4 @@ def run_request(run: RunRequest) -> tuple[Scenario, Outcome]:
         time_limit=WEB_TIME_LIMIT,
         replay_create=replay,
     )
-    outcome.warnings = locked_gate_warnings(run) + outcome.warnings
     return scenario.for_display(), outcome
-
-
-def locked_gate_warnings(run: RunRequest) -> list[Problem]:
-    warnings = []
-    for component, label in COMPONENTS:
-        for name, value in run.gates.get(component, {}).items():
-            info = GATES.get(name)
-            if info is not None and info.locked and value != info.default:
-                warnings.append(Problem(
-                    f"{name} is {info.stage} and locked to {str(info.default).lower()} in Kubernetes 1.37; "
-                    f"the playground honours it for the {label} anyway", severity=WARNING))
-    return warnings

@@ -15,7 +15,7 @@ from allocator.engine import cel
 from allocator.engine.attempt import AllocatedState, Attempt, Pick
 from allocator.engine.capacity import CapacityError, consumption, resolve_requests, shortfall, status_name
 from allocator.engine.constraints import DistinctAttribute, MatchAttribute
-from allocator.engine.gates import AllocatorFeatures
+from allocator.engine.gates import STABLE, AllocatorFeatures
 from allocator.engine.nodematch import SelectorError
 from allocator.engine.objects import Device, DeviceRequest, Node, ResourceClaim, attribute_from_value
 from allocator.engine.pools import Pool, device_matches_node
@@ -193,14 +193,17 @@ class Allocator:
                     raise Fatal(f"{prefix}: has subrequests, but the DRAPrioritizedList feature is disabled",
                                 claim=claim, path=("spec", "devices", "requests", ri, "firstAvailable"))
                 if req.exactly is not None:
-                    if req.exactly.capacity_requests is not None and not self.features.consumable_capacity:
+                    # The stable allocator does not know capacity requests: it ignores them.
+                    if (req.exactly.capacity_requests is not None and not self.features.consumable_capacity
+                            and self.features.variant != STABLE):
                         raise Fatal(f"{prefix}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
                                     claim=claim, path=("spec", "devices", "requests", ri, "exactly", "capacity"))
                     rd = self._request_data(ci, ri, 0, req.exactly, None, ("spec", "devices", "requests", ri, "exactly"))
                     needed = rd.num_devices
                 else:
                     for si, sub in enumerate(req.first_available):
-                        if sub.capacity_requests is not None and not self.features.consumable_capacity:
+                        if (sub.capacity_requests is not None and not self.features.consumable_capacity
+                                and self.features.variant != STABLE):
                             raise Fatal(
                                 f"claim {claim.key}, subrequest {sub.name}: has capacity requests, "
                                 "but the DRAConsumableCapacity feature is disabled",
@@ -222,7 +225,8 @@ class Allocator:
                     self.constraints[ci].append(MatchAttribute(
                         constraint.requests, constraint.match_attribute, self.features.list_type_attributes,
                         self.derived_attribute, claim.key))
-                elif constraint.distinct_attribute:
+                elif constraint.distinct_attribute and self.features.variant != STABLE:
+                    # The stable allocator knows only matchAttribute: anything else is an empty constraint.
                     self.constraints[ci].append(DistinctAttribute(
                         constraint.requests, constraint.distinct_attribute, self.features.list_type_attributes,
                         self.derived_attribute, claim.key))

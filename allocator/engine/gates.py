@@ -44,6 +44,7 @@ SUMMARIES = {
     "DRAResourcePoolStatus": "ResourcePoolStatusRequest objects (not modelled)",
     "DRAWorkloadResourceClaims": "claims for workloads (not modelled)",
     "ResourceHealthStatus": "device health in pod status (not modelled)",
+    "ResourceHealthStatusMessage": "a message with the device health (not modelled)",
     "GenericWorkload": "Workload objects; needed by DRAWorkloadResourceClaims (not modelled)",
     "NodeDeclaredFeatures": "node-declared features; needed by DRAOptionalNodeOperations (not modelled)",
 }
@@ -321,6 +322,20 @@ def gates_from_dict(overrides: dict, *, emulated: str = "", min_compat: str = ""
     return FeatureGates(tuple(sorted(clean.items())), emulated, min_compat)
 
 
+STABLE, INCUBATING, EXPERIMENTAL = "stable", "incubating", "experimental"
+# (AllocatorFeatures attribute, the gate behind it) for the features the variants differ in.
+_VARIANT_FEATURES = (
+    ("admin_access", "DRAAdminAccess"), ("prioritized_list", "DRAPrioritizedList"),
+    ("partitionable_devices", "DRAPartitionableDevices"), ("device_taints", "DRADeviceTaints"),
+    ("device_binding", "DRADeviceBindingConditions"), ("consumable_capacity", "DRAConsumableCapacity"),
+    ("fractional_capacity_range", "DRAFractionalCapacityRange"),
+    ("list_type_attributes", "DRAListTypeAttributes"), ("compatibility_groups", "DRADeviceCompatibilityGroups"),
+    ("optional_node_operations", "DRAOptionalNodeOperations"), ("derived_attributes", "DRADerivedAttributes"),
+)
+_STABLE_SUPPORTS = ("admin_access", "prioritized_list", "partitionable_devices", "device_taints")
+_INCUBATING_SUPPORTS = _STABLE_SUPPORTS + ("device_binding", "consumable_capacity", "fractional_capacity_range")
+
+
 @dataclass(frozen=True)
 class AllocatorFeatures:
     """The allocator's view of the scheduler's gates."""
@@ -341,8 +356,29 @@ class AllocatorFeatures:
     def experimental_variant(self) -> bool:
         """Whether upstream picks its experimental allocator: only it supports the alpha DRA features,
         and only it looks at skipNodeOperations."""
-        return (self.list_type_attributes or self.compatibility_groups or self.optional_node_operations
-                or self.derived_attributes)
+        return self.variant == EXPERIMENTAL
+
+    def _beyond(self, supported: tuple[str, ...]) -> list[str]:
+        return [gate for attr, gate in _VARIANT_FEATURES if getattr(self, attr) and attr not in supported]
+
+    @property
+    def variant(self) -> str:
+        """The allocator the scheduler runs: the first of stable, incubating and experimental whose
+        supported features cover every enabled one (as structured.NewAllocator chooses)."""
+        if not self._beyond(_STABLE_SUPPORTS):
+            return STABLE
+        if not self._beyond(_INCUBATING_SUPPORTS):
+            return INCUBATING
+        return EXPERIMENTAL
+
+    @property
+    def variant_reason(self) -> str:
+        """Which enabled features moved the choice past the simpler variants."""
+        if self.variant == STABLE:
+            return "no enabled feature needs more than the stable allocator"
+        needed = self._beyond(_INCUBATING_SUPPORTS if self.variant == EXPERIMENTAL else _STABLE_SUPPORTS)
+        return f"{', '.join(needed)} {'is' if len(needed) == 1 else 'are'} enabled, which the " \
+               f"{'incubating' if self.variant == EXPERIMENTAL else 'stable'} allocator does not support"
 
     @staticmethod
     def from_gates(gates: FeatureGates) -> "AllocatorFeatures":

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from allocator.engine.allocate import Fatal
-from allocator.engine.gates import AllocatorFeatures
+from allocator.engine.gates import STABLE, AllocatorFeatures
 from allocator.engine.nodematch import single_node_selector
 from allocator.engine.objects import Requirement, ResourceClaim
 
@@ -100,7 +100,7 @@ def _ordered(entry: dict) -> dict:
     return out
 
 
-def _node_selector(picks, slice_of, node_name: str, claim_name: str) -> dict | None:
+def _node_selector(picks, slice_of, node_name: str, claim_name: str, features: AllocatorFeatures) -> dict | None:
     """One accumulated term from the slices' (or devices') selectors; a node name pins the node."""
     fields: list[Requirement] = []
     expressions: list[Requirement] = []
@@ -111,7 +111,8 @@ def _node_selector(picks, slice_of, node_name: str, claim_name: str) -> dict | N
             node, selector = device.node_name, device.node_selector
         else:
             node, selector = s.node_name, s.node_selector
-        if node or device.binds_to_node:
+        # The stable allocator does not know bindsToNode: such a device does not pin the node.
+        if node or (device.binds_to_node and features.variant != STABLE):
             return single_node_selector(node_name)
         if selector is not None and selector.terms:
             if len(selector.terms) != 1:
@@ -149,7 +150,7 @@ def build_allocation(allocator, ci: int) -> dict:
     config = _config(claim, picks, allocator.selected_sub, ci)
     if config:
         allocation["devices"]["config"] = config
-    selector = _node_selector(picks, slice_of, allocator.node.name, claim.name)
+    selector = _node_selector(picks, slice_of, allocator.node.name, claim.name, allocator.features)
     if selector is not None:
         allocation["nodeSelector"] = selector
     allocator.allocations[ci] = allocation

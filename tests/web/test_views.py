@@ -208,10 +208,38 @@ def test_claim_status_lists_already_allocated_claims_too(client):
     assert "already allocated" in body and "default/already-running" in body
 
 
-def test_switching_a_locked_gate_warns_on_the_page(client):
+def test_locked_gates_cannot_be_switched_on_the_page(client):
     scenario = gallery.get("simple-gpu").scenario
-    response = client.post("/", {"scenario": scenario, "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
-    assert "DRAAdminAccess is GA and locked to true" in response.content.decode()
+    # The page sends no box for a locked gate (it is disabled): it keeps its locked value.
+    response = client.post("/", {"scenario": scenario, "gates-submitted": "1"})
+    body = response.content.decode()
+    assert "Allocated on node worker-1" in outcome_heading(body)
+    assert 'name="gate-scheduler-DRAAdminAccess" aria-label="DRAAdminAccess on kube-scheduler" checked disabled' in body
+    assert "locked to" not in body  # no warning: nothing was switched
+
+
+def test_a_gate_set_the_scheduler_refuses_marks_the_box(client):
+    scenario = gallery.get("simple-gpu").scenario
+    data = {"scenario": scenario, "gates-submitted": "1", "gate-scheduler-DRADeviceTaintRules": "on",
+            "gate-apiserver-DRADeviceTaintRules": "on", "gate-kubelet-DRADeviceTaintRules": "on"}
+    body = client.post("/", data).content.decode()
+    assert "Invalid input" in outcome_heading(body)
+    assert ("kube-scheduler would not start: DRADeviceTaintRules is enabled, but depends on features that are "
+            "disabled: [DRADeviceTaints]") in body
+    assert 'class="refused" title="kube-scheduler would not start with this value"><input type="checkbox" ' \
+           'name="gate-scheduler-DRADeviceTaintRules"' in body
+
+
+def test_an_emulated_version_on_the_page_unlocks_an_older_gate(client):
+    example = gallery.get("simple-gpu")
+    data = {"scenario": example.scenario, "gates-submitted": "1"}
+    for component in ("apiserver", "scheduler", "kubelet"):
+        data[f"emulated-{component}"] = "1.35"
+    body = client.post("/", data).content.decode()
+    # At 1.35 DRAAdminAccess is beta and not locked: its box is live, and unchecked means off.
+    assert 'name="gate-scheduler-DRAAdminAccess" aria-label="DRAAdminAccess on kube-scheduler" >' in body
+    assert '<option value="1.35" selected>1.35</option>' in body
+    assert "Allocated on node worker-1" in outcome_heading(body)
 
 
 def test_counter_set_that_blocks_a_device_is_marked_and_the_tile_shows_blocked(client):

@@ -51,6 +51,7 @@ var shown = map[string]bool{
 	"DRASchedulerFilterTimeout":                   true,
 	"DRAWorkloadResourceClaims":                   false,
 	"ResourceHealthStatus":                        false,
+	"ResourceHealthStatusMessage":                 false,
 }
 
 type spec struct {
