@@ -24,6 +24,8 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
         data["explanation"] = with_steps(outcome.explanation)
     if outcome.pods is not None:
         data["pods"] = [p.as_dict(with_explanation=with_explanation) for p in outcome.pods]
+    if outcome.status_writers is not None:
+        data["statusWriters"] = outcome.status_writers
     return data
 
 
