@@ -22,8 +22,12 @@ from allocator.engine.statusauth.rbac import (
     SA_PREFIX,
     Attributes,
     Authorizer,
+    Binding,
     Decision,
+    PolicyRule,
     RBACObjects,
+    Role,
+    Subject,
     UserInfo,
     aggregate_errors,
     go_quote,
@@ -312,6 +316,49 @@ def judge(authorizer: Authorizer, user: UserInfo, verb: str, namespace: str, nam
     return Verdict(True, 200, (), "", tuple(checks))
 
 
+# --- what would fix a refusal ---------------------------------------------------------------------
+
+SUGGESTED = "playground:suggested"
+
+
+def _missing_rule(verdict: Verdict, verb: str, driver: str | None) -> PolicyRule:
+    failed = verdict.failed[0]
+    if failed == FRONT_DOOR:
+        return PolicyRule((verb,), ("resource.k8s.io",), ("resourceclaims/status",))
+    if failed == BINDING:
+        return PolicyRule((verb,), ("resource.k8s.io",), ("resourceclaims/binding",))
+    prefix = "associated-node" if failed == ASSOCIATED or ASSOCIATED in verdict.failed else "arbitrary-node"
+    return PolicyRule((f"{prefix}:{verb}",), ("resource.k8s.io",), ("resourceclaims/driver",),
+                      (driver,) if driver else ())
+
+
+def _subject_for(user: UserInfo) -> Subject:
+    if user.name.startswith(SA_PREFIX) and user.name.count(":") == 3:
+        namespace, name = user.name[len(SA_PREFIX):].split(":")
+        return Subject("ServiceAccount", name, namespace)
+    return Subject("User", user.name, "", "rbac.authorization.k8s.io")
+
+
+def fixes(objects: RBACObjects, writer: "Writer", claim: "ClaimState", write: "Write", *, granular: bool,
+          device_status: bool) -> list:
+    """The rules a ClusterRole bound to this writer (by a ClusterRoleBinding) would need for the
+    write to pass, found by adding them one refusal at a time; `objects` already aggregated."""
+    added: list = []
+    for _ in range(4):
+        trial = RBACObjects(dict(objects.cluster_roles), dict(objects.roles), dict(objects.cluster_role_bindings),
+                            dict(objects.role_bindings))
+        if added:
+            trial.cluster_roles[SUGGESTED] = Role("ClusterRole", "", SUGGESTED, tuple(added))
+            trial.cluster_role_bindings[SUGGESTED] = Binding(
+                "ClusterRoleBinding", "", SUGGESTED, "ClusterRole", SUGGESTED, (_subject_for(writer.user),))
+        verdict = judge(Authorizer(trial), writer.user, writer.verb, claim.namespace, claim.name, write.old,
+                        write.new, granular=granular, device_status=device_status)
+        if verdict.allowed:
+            return added
+        added.append(_missing_rule(verdict, writer.verb, write.driver))
+    return added
+
+
 # --- the grid -----------------------------------------------------------------------------------
 
 
@@ -321,6 +368,7 @@ class ClaimGrid:
     pinned_node: str
     writes: list  # of Write
     cells: dict = field(default_factory=dict)  # (writer key, write key) -> Verdict
+    fixes: dict = field(default_factory=dict)  # (writer key, write key) -> [PolicyRule] for a refusal
 
 
 @dataclass
@@ -343,7 +391,8 @@ class StatusWriters:
                     "claim": g.claim.key,
                     "pinnedToNode": g.pinned_node or None,
                     "cells": [
-                        {"writer": wk, "write": key, **verdict.as_dict()}
+                        {"writer": wk, "write": key, **verdict.as_dict(),
+                         **({"fix": [r.as_dict() for r in g.fixes[(wk, key)]]} if (wk, key) in g.fixes else {})}
                         for (wk, key), verdict in g.cells.items()
                     ],
                 }
@@ -374,8 +423,56 @@ def status_writers(*, objects: RBACObjects, claims: list, nodes: dict, granular:
             for write in grid.writes:
                 if not applies(writer, write):
                     continue
-                grid.cells[(writer.key, write.key)] = judge(
+                verdict = grid.cells[(writer.key, write.key)] = judge(
                     authorizer, writer.user, writer.verb, claim.namespace, claim.name, write.old, write.new,
                     granular=granular, device_status=device_status)
+                if not verdict.allowed:
+                    grid.fixes[(writer.key, write.key)] = fixes(objects, writer, claim, write, granular=granular,
+                                                                device_status=device_status)
         grids.append(grid)
     return StatusWriters(granular, device_status, bootstrap, writers, grids)
+
+
+# --- one driver's plugin, one node-local claim ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PluginAnswer:
+    driver: str
+    writer: Writer
+    verdicts: dict  # verb (update, patch) -> Verdict
+    fixes: dict  # verb -> [PolicyRule] for a refusal
+
+    def as_dict(self) -> dict:
+        return {
+            "driver": self.driver, "writer": self.writer.label,
+            "verbs": {verb: {**v.as_dict(), "fix": [r.as_dict() for r in self.fixes.get(verb, [])]}
+                      for verb, v in self.verdicts.items()},
+        }
+
+
+def plugin_device_status(objects: RBACObjects, *, driver: str, service_account: str, node: str = "node-1",
+                         namespace: str = "default", bootstrap: bool = True, granular: bool = True,
+                         device_status: bool = True, pinned: bool = True) -> PluginAnswer:
+    """May the plugin pod of `driver` on `node` (running as `service_account`, ns/name) write its
+    status.devices entries of a claim allocated there (pinned to the node, or not), by PUT and
+    by PATCH; and what rules a refusal is missing."""
+    objects = (objects.with_bootstrap() if bootstrap else objects).aggregated()
+    authorizer = Authorizer(objects)
+    allocation = {"devices": {"results": [{"request": "req", "driver": driver, "pool": node, "device": "dev-0"}]}}
+    if pinned:
+        allocation["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node]}]}]}
+    claim = ClaimState(namespace, "claim", allocation)
+    write = next(w for w in writes_for(claim) if w.driver == driver)
+    sa_namespace, _, sa_name = service_account.partition("/")
+    verdicts, fixed = {}, {}
+    writer = None
+    for verb in ("update", "patch"):
+        writer = Writer(f"plugin:{service_account}@{node}", f"{driver} plugin ({service_account}) on {node}",
+                        "plugin", service_account_user(sa_namespace, sa_name, node), verb, node, (driver,))
+        verdicts[verb] = judge(authorizer, writer.user, verb, namespace, claim.name, write.old, write.new,
+                               granular=granular, device_status=device_status)
+        if not verdicts[verb].allowed:
+            fixed[verb] = fixes(objects, writer, claim, write, granular=granular, device_status=device_status)
+    return PluginAnswer(driver, writer, verdicts, fixed)
