@@ -133,3 +133,14 @@ def compare(mine: dict, theirs: dict) -> list[str]:
 
 def _rule(r: dict) -> dict:
     return {k: v for k, v in r.items() if v}
+
+
+def record(name: str, why: str, case: dict, directory: Path | None = None) -> Path:
+    """Store a case with the oracle's answer, so that it runs without Go from then on."""
+    directory = directory or Path(__file__).resolve().parent / "authz_regressions"
+    directory.mkdir(exist_ok=True)
+    with AuthzOracle() as oracle:
+        upstream = oracle.ask(case)
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps({"why": why, "case": case, "upstream": upstream}, indent=1, sort_keys=True) + "\n")
+    return path
