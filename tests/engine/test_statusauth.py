@@ -265,3 +265,24 @@ def test_cli_refuses_a_malformed_identity_without_a_traceback():
     proc = run_cli("-", "-o", "json", "--as-service-account", "plugin", stdin=EXAMPLE.encode())
     assert proc.returncode == 2
     assert "expected namespace/name" in json.loads(proc.stdout)["message"]
+
+
+def test_a_dump_with_many_allocated_claims_shows_the_first_fifty():
+    claims = "".join(f"""
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: c{i}, namespace: default}}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {{deviceClassName: gpu.example.com}}
+status:
+  allocation:
+    devices:
+      results:
+      - {{request: gpu, driver: gpu.example.com, pool: worker-1, device: gpu-{i}}}
+""" for i in range(60))
+    data = grid(EXAMPLE + claims, identities=(identity_writer(user="alice"),))
+    assert len(data["claims"]) == 50 and data["omittedClaims"] == 10

@@ -378,9 +378,11 @@ class StatusWriters:
     bootstrap: bool
     writers: list  # of Writer
     claims: list  # of ClaimGrid
+    omitted: int = 0  # allocated claims left out past MAX_CLAIMS
 
     def as_dict(self) -> dict:
         return {
+            "omittedClaims": self.omitted,
             "gates": {GRANULAR_GATE: self.granular, DEVICE_STATUS_GATE: self.device_status},
             "bootstrapPolicy": self.bootstrap,
             "writers": [{"key": w.key, "label": w.label, "user": w.user.as_dict(), "verb": w.verb,
@@ -410,9 +412,15 @@ def applies(writer: Writer, write: Write) -> bool:
     return writer.drivers is None or not writer.drivers or write.driver in writer.drivers
 
 
+MAX_CLAIMS = 50  # a cluster dump may hold thousands of allocated claims; the grid shows the first
+
+
 def status_writers(*, objects: RBACObjects, claims: list, nodes: dict, granular: bool, device_status: bool,
                    bootstrap: bool = True, identities: tuple = ()) -> StatusWriters:
-    """The grid for every claim: scheduler, controller, each plugin pod, and the named identities."""
+    """The grid for every claim (the first MAX_CLAIMS): scheduler, controller, each plugin pod,
+    and the named identities."""
+    omitted = max(0, len(claims) - MAX_CLAIMS)
+    claims = claims[:MAX_CLAIMS]
     objects = (objects.with_bootstrap() if bootstrap else objects).aggregated()
     authorizer = Authorizer(objects)
     writers = [scheduler_writer(), controller_writer(), *plugin_writers(objects, nodes), *identities]
@@ -430,7 +438,7 @@ def status_writers(*, objects: RBACObjects, claims: list, nodes: dict, granular:
                     grid.fixes[(writer.key, write.key)] = fixes(objects, writer, claim, write, granular=granular,
                                                                 device_status=device_status)
         grids.append(grid)
-    return StatusWriters(granular, device_status, bootstrap, writers, grids)
+    return StatusWriters(granular, device_status, bootstrap, writers, grids, omitted)
 
 
 # --- one driver's plugin, one node-local claim ----------------------------------------------------
