@@ -286,3 +286,21 @@ status:
 """ for i in range(60))
     data = grid(EXAMPLE + claims, identities=(identity_writer(user="alice"),))
     assert len(data["claims"]) == 50 and data["omittedClaims"] == 10
+
+
+def test_gallery_example_real_driver_rbac_needs_arbitrary_node_for_the_fabric_gpu():
+    text = (ROOT / "allocator" / "examples" / "example-driver-rbac.yaml").read_text()
+    plugin = "plugin:dra-example-driver/dra-example-driver-kubeletplugin@worker-1"
+    data = grid(text)
+    assert cell(data, "default/local-gpu", plugin, "devices:gpu.example.com")["allowed"]
+    refused = cell(data, "default/fabric-gpu", plugin, "devices:gpu.example.com")
+    assert refused["status"] == 422 and refused["failed"] == [ARBITRARY]
+    patch = identity_writer(service_account="dra-example-driver/dra-example-driver-service-account",
+                            node="worker-1", verb="PATCH")
+    assert cell(grid(text, identities=(patch,)), "default/local-gpu", "identity", "devices:gpu.example.com")[
+        "failed"] == [FRONT_DOOR]
+    # the gallery's "try": grant arbitrary-node:update too
+    fixed = grid(text.replace('verbs: ["associated-node:update", "associated-node:patch"]',
+                              'verbs: ["associated-node:update", "associated-node:patch", "arbitrary-node:update"]'))
+    for node in ("worker-1", "worker-2"):
+        assert cell(fixed, "default/fabric-gpu", plugin.replace("worker-1", node), "devices:gpu.example.com")["allowed"]
