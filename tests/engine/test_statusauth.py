@@ -304,3 +304,15 @@ def test_gallery_example_real_driver_rbac_needs_arbitrary_node_for_the_fabric_gp
                               'verbs: ["associated-node:update", "associated-node:patch", "arbitrary-node:update"]'))
     for node in ("worker-1", "worker-2"):
         assert cell(fixed, "default/fabric-gpu", plugin.replace("worker-1", node), "devices:gpu.example.com")["allowed"]
+
+
+def test_readable_report_lists_each_writer_and_the_refusal_message():
+    from allocator.engine.report import human_report
+
+    text = (ROOT / "allocator" / "examples" / "example-driver-rbac.yaml").read_text()
+    _, outcome = allocate_text(text.encode(), node_name="worker-1")
+    report = human_report(outcome)
+    assert "  default/fabric-gpu (not pinned to one node):" in report
+    assert "    dra-example-driver-kubeletplugin on worker-1, devices:gpu.example.com: allowed" in report
+    assert ('    dra-example-driver-kubeletplugin on worker-1, devices:gpu.example.com: refused (422, arbitrary node): '
+            'ResourceClaim.resource.k8s.io "fabric-gpu" is invalid') in report

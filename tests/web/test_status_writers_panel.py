@@ -58,3 +58,12 @@ def test_the_what_if_form_answers_the_panel_alone():
     assert body.startswith('<div class="panel" id="panel-status-writers">')
     assert "service account drivers/plugin on worker-1 (PUT)" in body
     assert "refused (422, arbitrary node)" in body, body[:3000]
+
+
+def test_the_api_carries_the_same_status_writers_as_the_cli(client):
+    response = client.post("/api/v1/allocate", data=plugin_scenario(), content_type="application/yaml")
+    assert response.status_code == 200
+    data = response.json()["statusWriters"]
+    local = next(c for c in data["claims"] if c["claim"] == "default/local-gpu")
+    cell = next(c for c in local["cells"] if c["writer"] == "plugin:drivers/gpu-plugin@worker-1")
+    assert cell["allowed"] and cell["checks"][-1]["check"] == "associated node"

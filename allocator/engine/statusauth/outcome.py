@@ -44,3 +44,22 @@ def run_status_writers(scenario, outcome, *, apiserver_gates, identities=(), boo
         granular=apiserver_gates.enabled(GRANULAR_GATE), device_status=apiserver_gates.enabled(DEVICE_STATUS_GATE),
         bootstrap=bootstrap, identities=tuple(identities),
     )
+
+
+def report_lines(data: dict) -> list[str]:
+    """The readable report's section: per claim, each writer's writes, refusals with their message."""
+    labels = {w["key"]: w["label"] for w in data["writers"]}
+    lines = ["", "Who may write each claim's status"
+             + ("" if data["gates"][GRANULAR_GATE] else f" ({GRANULAR_GATE} off: the front door only)") + ":"]
+    for claim in data["claims"]:
+        pinned = f"pinned to {claim['pinnedToNode']}" if claim["pinnedToNode"] else "not pinned to one node"
+        lines.append(f"  {claim['claim']} ({pinned}):")
+        for cell in claim["cells"]:
+            what = f"    {labels[cell['writer']]}, {cell['write']}: "
+            if cell["allowed"]:
+                lines.append(what + "allowed")
+            else:
+                lines.append(what + f"refused ({cell['status']}, {', '.join(cell['failed'])}): {cell['message']}")
+    if data.get("omittedClaims"):
+        lines.append(f"  ... and {data['omittedClaims']} more allocated claims")
+    return lines
