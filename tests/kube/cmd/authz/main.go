@@ -17,8 +17,8 @@ import (
 	"os"
 	"sort"
 
-	resourcev1 "k8s.io/api/resource/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,9 +31,9 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
+	rbacv1defaults "k8s.io/kubernetes/pkg/apis/rbac/v1"
 	"k8s.io/kubernetes/pkg/apis/resource"
 	resourcev1conv "k8s.io/kubernetes/pkg/apis/resource/v1"
-	rbacv1defaults "k8s.io/kubernetes/pkg/apis/rbac/v1"
 	resourceutils "k8s.io/kubernetes/pkg/registry/resource"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
@@ -125,7 +125,9 @@ type output struct {
 
 // Listers list in name order: an informer's cache has no order, and the first binding that
 // allows is the one RBAC names, so the playground fixes one.
-type sortedClusterRoleBindings struct{ l rbaclisters.ClusterRoleBindingLister }
+type sortedClusterRoleBindings struct {
+	l rbaclisters.ClusterRoleBindingLister
+}
 
 func (s sortedClusterRoleBindings) ListClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
 	items, err := s.l.List(labels.Everything())
