@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from allocator.engine.gates import ComponentGates, FeatureGates
 from allocator.engine.run import allocate_text
