@@ -28,4 +28,4 @@ def status_writers(request):
     if view is None:
         return HttpResponse("No claim is allocated: there is no status to write.", status=404,
                             content_type="text/plain; charset=utf-8")
-    return render(request, "panels/status_writers.html", {"view": view, "status_writers_url": request.path})
+    return render(request, "panels/status_writers.html", {"status_writers": view, "status_writers_url": request.path})

@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from allocator.engine.gates import ComponentGates, FeatureGates
 from allocator.engine.run import allocate_text
 from allocator.engine.scenario import read_scenario
