@@ -8,14 +8,20 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from allocator import panel_status_writers
-from allocator.forms import PlaygroundForm
+from allocator.forms import PlaygroundForm, json_form_data
 from allocator.fairness import Throttled
+from allocator.sharing import ShareError
 from allocator.worker import run_bounded
 
 
 @require_POST
 def status_writers(request):
-    form = PlaygroundForm(request.POST, request.FILES)
+    # the page's script sends its forms as JSON (htmx json-form); without JavaScript, a plain POST
+    try:
+        data = json_form_data(request.body) if request.content_type == "application/json" else request.POST
+    except ShareError as exc:
+        return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
+    form = PlaygroundForm(data, request.FILES)
     form.is_valid()  # every field is optional; a bad one is left out of cleaned_data
     settings = form.run_request()
     try:
@@ -24,7 +30,7 @@ def status_writers(request):
         response = HttpResponse(exc.message, status=429, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(exc.retry_after)
         return response
-    view = panel_status_writers.build(outcome, scenario, settings, panel_status_writers.Identity.from_data(request.POST))
+    view = panel_status_writers.build(outcome, scenario, settings, panel_status_writers.Identity.from_data(data))
     if view is None:
         return HttpResponse("No claim is allocated: there is no status to write.", status=404,
                             content_type="text/plain; charset=utf-8")

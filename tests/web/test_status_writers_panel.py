@@ -67,3 +67,14 @@ def test_the_api_carries_the_same_status_writers_as_the_cli(client):
     local = next(c for c in data["claims"] if c["claim"] == "default/local-gpu")
     cell = next(c for c in local["cells"] if c["writer"] == "plugin:drivers/gpu-plugin@worker-1")
     assert cell["allowed"] and cell["checks"][-1]["check"] == "associated node"
+
+
+def test_the_what_if_form_sent_as_json_like_the_page_and_a_bad_body_is_a_400():
+    import json
+
+    body = {"scenario": [plugin_scenario()], "as_user": ["alice"], "as_verb": ["PATCH"]}
+    response = status_writers(RequestFactory().post("/status-writers", json.dumps(body),
+                                                    content_type="application/json"))
+    assert response.status_code == 200 and "user alice (PATCH)" in response.content.decode()
+    bad = status_writers(RequestFactory().post("/status-writers", "[1]", content_type="application/json"))
+    assert bad.status_code == 400 and "not a JSON object" in bad.content.decode()
