@@ -25,6 +25,7 @@ class Identity:
     groups: tuple = ()
     node: str = ""
     verb: str = "PUT"
+    bootstrap: bool = True  # the 1.37.2 bootstrap roles and bindings in the cluster
 
     @property
     def named(self) -> bool:
@@ -36,7 +37,8 @@ class Identity:
         groups = tuple(g.strip() for g in (get("as_groups") or "").split(",") if g.strip())
         verb = (get("as_verb") or "PUT").upper()
         return Identity((get("as_service_account") or "").strip(), (get("as_user") or "").strip(), groups,
-                        (get("as_node") or "").strip(), verb if verb in VERBS else "PUT")
+                        (get("as_node") or "").strip(), verb if verb in VERBS else "PUT",
+                        bootstrap=not get("no_bootstrap_rbac"))
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ def build(outcome, scenario, settings, identity: Identity | None = None) -> Stat
         except ValueError as exc:
             error = str(exc)
     grid = run_status_writers(scenario, outcome, apiserver_gates=settings.component_gates().apiserver,
-                              identities=identities, always=True)
+                              identities=identities, bootstrap=identity.bootstrap, always=True)
     if grid is None:
         return None
     data = grid.as_dict()

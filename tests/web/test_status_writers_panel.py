@@ -78,3 +78,10 @@ def test_the_what_if_form_sent_as_json_like_the_page_and_a_bad_body_is_a_400():
     assert response.status_code == 200 and "user alice (PATCH)" in response.content.decode()
     bad = status_writers(RequestFactory().post("/status-writers", "[1]", content_type="application/json"))
     assert bad.status_code == 400 and "not a JSON object" in bad.content.decode()
+
+
+def test_without_the_bootstrap_roles_the_scheduler_is_refused_at_the_front_door():
+    view = view_for(plugin_scenario(), panel_status_writers.Identity(bootstrap=False))
+    assert not view.bootstrap
+    scheduler = next(r for r in view.claims[0].rows if r.writer == "kube-scheduler")
+    assert scheduler.cells[0].status == 403 and scheduler.cells[0].failed == "front door"
