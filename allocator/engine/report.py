@@ -8,6 +8,7 @@ import yaml
 from allocator.engine.explain import with_steps
 from allocator.engine.pods import INVALID_POD, PENDING, SCHEDULED
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
+from allocator.engine.statusauth.outcome import report_lines
 
 
 def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
@@ -24,6 +25,8 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
         data["explanation"] = with_steps(outcome.explanation)
     if outcome.pods is not None:
         data["pods"] = [p.as_dict(with_explanation=with_explanation) for p in outcome.pods]
+    if outcome.status_writers is not None:
+        data["statusWriters"] = outcome.status_writers
     return data
 
 
@@ -89,6 +92,8 @@ def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
             lines.append(f"  nodeSelector: {json.dumps(allocation['nodeSelector'])}")
 
     lines.extend(_explanation_lines(outcome.explanation, max_devices=max_devices))
+    if outcome.status_writers is not None:
+        lines.extend(report_lines(outcome.status_writers))
     return "\n".join(lines) + "\n"
 
 

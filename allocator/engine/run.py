@@ -25,6 +25,7 @@ from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import GATES_REFUSED, UNKNOWN_NODE, WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
+from allocator.engine.statusauth.outcome import run_status_writers
 
 ALLOCATED, UNSATISFIABLE, INVALID = "allocated", "unsatisfiable", "invalid"
 EXIT_CODES = {ALLOCATED: 0, UNSATISFIABLE: 1, INVALID: 2}
@@ -54,6 +55,7 @@ class Outcome:
     verdicts: list = field(default_factory=list)
     explanation: dict | None = None
     pods: list | None = None  # PodResult per Pod, for a scenario with Pods; None without
+    status_writers: dict | None = None  # who may write each allocated claim's status (statusauth)
 
     @property
     def exit_code(self) -> int:
@@ -227,8 +229,13 @@ def allocate_text(
         # A component that would not start answers nothing: the scenario is read for display only.
         return read_scenario(text), refused_outcome(*refused)
     apiserver = gates.apiserver if gates is not None and options.pop("replay_create", False) else None
+    identities, bootstrap = options.pop("status_identities", ()), options.pop("bootstrap_rbac", True)
     scenario = read_scenario(text, apiserver_gates=apiserver)
-    return scenario, allocate(scenario, node_name=node_name, gates=gates, **options)
+    outcome = allocate(scenario, node_name=node_name, gates=gates, **options)
+    grid = run_status_writers(scenario, outcome, apiserver_gates=(gates or ComponentGates()).apiserver,
+                              identities=identities, bootstrap=bootstrap)
+    outcome.status_writers = grid.as_dict() if grid is not None else None
+    return scenario, outcome
 
 
 def refused_outcome(component: str, gate: str | None, message: str) -> Outcome:

@@ -20,6 +20,7 @@ from allocator.engine.objects import (
     build_slice,
     build_template,
 )
+from allocator.engine import statusauth
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, IGNORED_KIND, WARNING, Problem, field_path
 from allocator.engine.taintrules import build_taint_rule, tainted_slices
 from allocator.engine.validation import validate
@@ -43,6 +44,7 @@ class Scenario:
     namespaces: dict = field(default_factory=dict)  # name -> labels, from Namespace objects
     conversions: dict = field(default_factory=dict)  # position -> Conversion, for older resource.k8s.io
     taint_rules: list = field(default_factory=list)  # DeviceTaintRule, input order
+    rbac: statusauth.RBACObjects = field(default_factory=statusauth.RBACObjects)  # roles, bindings, plugins
 
     def scheduler_slices(self, gates: FeatureGates) -> list:
         """The slices as kube-scheduler lists them: with DRADeviceTaintRules, rules' taints added."""
@@ -155,6 +157,9 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         understood = (api_version == "resource.k8s.io/v1" and kind in RESOURCE_KINDS) or (
             api_version == "v1" and kind in CORE_KINDS
         )
+        if not understood and statusauth.understood(api_version, kind):
+            scenario.problems.extend(statusauth.read_into(scenario.rbac, data, raw.ref, memo, kind=kind, name=name))
+            continue
         if not understood:
             if kind in RESOURCE_KINDS and isinstance(api_version, str) and api_version.startswith("resource.k8s.io/"):
                 scenario.problems.append(Problem(

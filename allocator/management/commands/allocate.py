@@ -8,6 +8,7 @@ from allocator.engine.loader import MAX_BYTES, gc_paused
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.report import human_report, to_json, to_yaml
 from allocator.engine.run import INVALID, Outcome, allocate_text
+from allocator.engine.statusauth.whatif import identity_writer
 
 MAX_INPUT_BYTES = MAX_BYTES
 
@@ -36,6 +37,17 @@ class Command(BaseCommand):
                             help="with -o json/yaml: include why each device was or was not chosen")
         parser.add_argument("--max-steps", type=int, default=None, help="search step budget per node")
         parser.add_argument("--time-limit", type=float, default=None, help="wall-clock limit in seconds")
+        parser.add_argument("--as-service-account", metavar="NS/NAME",
+                            help="status what-if: also judge this service account's status writes")
+        parser.add_argument("--as-user", metavar="NAME", help="status what-if: also judge this user's status writes")
+        parser.add_argument("--as-group", action="append", default=[], metavar="GROUP",
+                            help="with --as-user: a group of the user (repeatable)")
+        parser.add_argument("--as-node", metavar="NODE",
+                            help="with --as-*: the node name the caller's token carries (a pod-bound token's node)")
+        parser.add_argument("--as-verb", choices=["PUT", "PATCH", "APPLY"], default="PUT",
+                            help="with --as-*: PUT (update) or PATCH/APPLY (patch)")
+        parser.add_argument("--no-bootstrap-rbac", action="store_true",
+                            help="status what-if without the 1.37.2 bootstrap roles and bindings")
 
     def handle(self, *args, **options):
         outcome = self._run(options)
@@ -76,6 +88,16 @@ class Command(BaseCommand):
             extra["max_steps"] = options["max_steps"]
         if options.get("time_limit") is not None:
             extra["time_limit"] = options["time_limit"]
+        if options.get("as_service_account") or options.get("as_user"):
+            try:
+                extra["status_identities"] = (identity_writer(
+                    user=options.get("as_user") or "", groups=tuple(options.get("as_group") or ()),
+                    service_account=options.get("as_service_account") or "", node=options.get("as_node"),
+                    verb=options.get("as_verb") or "PUT"),)
+            except ValueError as exc:
+                return _invalid(f"--as-*: {exc}")
+        if options.get("no_bootstrap_rbac"):
+            extra["bootstrap_rbac"] = False
         # The explanation is only built when it will be printed.
         extra["explain_result"] = not options.get("output") or bool(options.get("explain"))
         # One run and the process ends: reference counting frees what the run drops, and the
