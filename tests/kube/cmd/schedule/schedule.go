@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -141,16 +144,38 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 	for _, o := range d.taintRules {
 		objects = append(objects, o)
 	}
+	for _, o := range objects {
+		// The assume cache orders claims by resourceVersion; stored objects always have one.
+		if meta, err := apimeta.Accessor(o); err == nil && meta.GetResourceVersion() == "" {
+			meta.SetResourceVersion("1")
+		}
+	}
 	client := fake.NewClientset(objects...)
-	// The apiserver names objects created with generateName; the fake one does not.
-	client.PrependReactor("create", "resourceclaims", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		claim := action.(clienttesting.CreateAction).GetObject().(*resourceapi.ResourceClaim)
-		if claim.Name == "" && claim.GenerateName != "" {
-			claim.Name = claim.GenerateName + suffix(claim.Namespace+"/"+claim.GenerateName)
+	// The apiserver names objects created with generateName and gives every write a new
+	// resourceVersion (the assume cache orders claims by it); the fake one does neither.
+	version := 1
+	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		var obj runtime.Object
+		switch a := action.(type) {
+		case clienttesting.CreateAction:
+			obj = a.GetObject()
+		case clienttesting.UpdateAction:
+			obj = a.GetObject()
+		default:
+			return false, nil, nil
 		}
-		if claim.UID == "" {
-			claim.UID = types.UID(fmt.Sprintf("uid-%s-%s", claim.Namespace, claim.Name))
+		meta, err := apimeta.Accessor(obj)
+		if err != nil {
+			return false, nil, nil
 		}
+		if action.GetVerb() == "create" && meta.GetName() == "" && meta.GetGenerateName() != "" {
+			meta.SetName(meta.GetGenerateName() + suffix(meta.GetNamespace()+"/"+meta.GetGenerateName()))
+		}
+		if action.GetVerb() == "create" && meta.GetUID() == "" {
+			meta.SetUID(types.UID(fmt.Sprintf("uid-%s-%s", meta.GetNamespace(), meta.GetName())))
+		}
+		version++
+		meta.SetResourceVersion(strconv.Itoa(version))
 		return false, nil, nil
 	})
 	factory := informers.NewSharedInformerFactory(client, 0)
@@ -171,6 +196,16 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		return nil, err
 	}
 	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	// The scheduler's event handlers feed DeviceClasses to the cache that maps extended resource
+	// names to classes (DRAExtendedResource); without them no class backs an extended resource.
+	var classesSynced func() bool = func() bool { return true }
+	if erCache, ok := draManager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && erCache != nil {
+		registration, err := factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache)
+		if err != nil {
+			return nil, err
+		}
+		classesSynced = registration.HasSynced
+	}
 
 	profile, err := defaultProfile()
 	if err != nil {
@@ -204,13 +239,31 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
-	if !claimInformer.HasSynced() {
-		return nil, fmt.Errorf("claim informer did not sync")
+	// The informers have listed everything; wait until their consumers (the claims' assume cache
+	// and the slice tracker) have seen it too, as a scheduler that has started would have.
+	deadline := time.Now().Add(10 * time.Second)
+	for !classesSynced() || !ready(claimCache, tracker, d.claims) {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the claim cache or the slice tracker did not sync")
+		}
+		time.Sleep(200 * time.Microsecond)
 	}
 	for _, node := range d.nodes {
 		cache.AddNode(logger, node)
 	}
 	return &world{client: client, factory: factory, cache: cache, snapshot: snapshot, framework: fw, weights: weights}, nil
+}
+
+func ready(claims *assumecache.AssumeCache, tracker *resourceslicetracker.Tracker, want []*resourceapi.ResourceClaim) bool {
+	if !tracker.HasSynced() {
+		return false
+	}
+	for _, c := range want {
+		if _, err := claims.Get(c.Namespace + "/" + c.Name); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func terminal(pod *v1.Pod) bool {
