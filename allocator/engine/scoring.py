@@ -138,18 +138,25 @@ def _preferred_affinity(pod: Pod, node: Node) -> int:
 
 @dataclass
 class ImageSpread:
-    """Every image name the cluster's nodes report, with how many nodes hold it."""
+    """Every image name the cluster's nodes report, with how many nodes hold it and its size."""
 
     nodes: int  # all nodes of the cluster
     holders: dict  # image name -> number of nodes
+    sizes: dict = field(default_factory=dict)  # image name -> size in bytes
 
     @staticmethod
     def of(nodes: list) -> "ImageSpread":
+        """The scheduler's cache keeps one size per image name: the one the first node that reported
+        it gave (its informer lists nodes by name); every node holding the image counts with it."""
         holders: dict = {}
-        for node in nodes:
+        sizes: dict = {}
+        for node in sorted(nodes, key=lambda n: n.name):
+            for names, size in node.images:
+                for name in names:
+                    sizes.setdefault(name, size)
             for name in {n for names, _ in node.images for n in names}:
                 holders[name] = holders.get(name, 0) + 1
-        return ImageSpread(len(nodes), holders)
+        return ImageSpread(len(nodes), holders, sizes)
 
 
 def _image_name(name: str) -> str:
@@ -160,14 +167,14 @@ def _image_name(name: str) -> str:
 def _image_locality(pod: Pod, node: Node, spread: ImageSpread | None) -> int:
     if spread is None or not spread.nodes:
         return 0
-    sizes = {name: size for names, size in node.images for name in names}
+    here = {name for names, _ in node.images for name in names}
     containers = pod.containers_in_order
     total = 0
     for container in containers:
         name = _image_name(container.image)
-        if name in sizes:
+        if name in here:
             # An image on many nodes counts less, so pods do not all pile onto the nodes that have it.
-            total += int(sizes[name] * (spread.holders.get(name, 0) / spread.nodes))
+            total += int(spread.sizes.get(name, 0) * (spread.holders.get(name, 0) / spread.nodes))
     ceiling = IMAGE_MAX_PER_CONTAINER * max(len(containers), 1)
     total = min(max(total, IMAGE_MIN), ceiling)
     return MAX_NODE_SCORE * (total - IMAGE_MIN) // (ceiling - IMAGE_MIN)
@@ -206,7 +213,9 @@ def rank(pod: Pod, candidates: list, images: ImageSpread | None = None, *, total
         only = candidates[0].node.name
         return Ranking([NodeScore(only, {}, 0)], only, [only],
                        "one feasible node: the scheduler takes it without scoring")
-    requests = pod_requests(pod, non_zero=True)
+    # NodeResourcesFit builds its scorer without the PodLevelResources flag (1.37): the pod's side
+    # of LeastAllocated is its containers' requests, with defaults, whatever the pod level says.
+    requests = pod_requests(pod, non_zero=True, pod_level=False)
     plain = pod_requests(pod)
     raw: dict = {
         LEAST_ALLOCATED: [_least_allocated(requests, c) for c in candidates],

@@ -110,6 +110,36 @@ def _container(draw, name: str, extended: tuple) -> dict:
     return container
 
 
+def _amount(quantity: str) -> float:
+    units = {"m": 0.001, "Mi": 2**20, "Gi": 2**30}
+    for suffix, factor in units.items():
+        if quantity.endswith(suffix):
+            return float(quantity[:-len(suffix)]) * factor
+    return float(quantity)
+
+
+def _format(name: str, amount: float) -> str:
+    return f"{int(amount * 1000)}m" if name == "cpu" else f"{int(amount // 2**20)}Mi"
+
+
+def _needed(spec: dict, name: str) -> float:
+    """What the containers request of `name` together: app containers plus sidecars, or an init
+    container's peak (a limit alone stands for the request)."""
+    def ask(container):
+        resources = container.get("resources") or {}
+        value = (resources.get("requests") or {}).get(name) or (resources.get("limits") or {}).get(name)
+        return _amount(value) if value else 0.0
+    total = sum(ask(c) for c in spec["containers"])
+    sidecars, peak = 0.0, 0.0
+    for init in spec.get("initContainers") or ():
+        if init.get("restartPolicy") == "Always":
+            sidecars += ask(init)
+            total += ask(init)
+        else:
+            peak = max(peak, ask(init) + sidecars)
+    return max(total, peak)
+
+
 def _requirement(draw) -> dict:
     key = _pick(draw, tuple(LABELS))
     operator = _pick(draw, ("In", "NotIn", "Exists", "DoesNotExist"))
@@ -132,7 +162,16 @@ def pod_spec(draw, *, extended: tuple, claim_names: list) -> dict:
     if rare(draw, 8):
         spec["overhead"] = {"cpu": "100m", "memory": "64Mi"}
     if rare(draw, 8):
-        spec["resources"] = {"requests": {"cpu": _pick(draw, POD_CPUS), "memory": _pick(draw, POD_MEMORIES)}}
+        # The apiserver wants pod-level requests at least what the containers ask for together.
+        level = {}
+        for name, values in (("cpu", POD_CPUS), ("memory", POD_MEMORIES)):
+            if rare(draw, 4):
+                continue
+            least = _needed(spec, name)
+            options = [v for v in values if _amount(v) >= least]
+            level[name] = _pick(draw, options) if options else _format(name, least)
+        if level:
+            spec["resources"] = {"requests": level}
     if rare(draw, 5):
         key = _pick(draw, tuple(LABELS))
         spec["nodeSelector"] = {key: _pick(draw, LABELS[key])}

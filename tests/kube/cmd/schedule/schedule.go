@@ -234,10 +234,8 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		weights[p.Name] = int64(p.Weight)
 	}
 	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return nil, fmt.Errorf("informer for %v did not sync", typ)
-		}
+	if err := waitForInformers(ctx, factory); err != nil {
+		return nil, err
 	}
 	// The informers have listed everything; wait until their consumers (the claims' assume cache
 	// and the slice tracker) have seen it too, as a scheduler that has started would have.
@@ -248,10 +246,35 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-	for _, node := range d.nodes {
+	// The scheduler's cache learns the nodes as its informer lists them: by name. (It keeps the
+	// size of an image as the first node reporting it gave it.)
+	nodes := append([]*v1.Node(nil), d.nodes...)
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	for _, node := range nodes {
 		cache.AddNode(logger, node)
 	}
 	return &world{client: client, factory: factory, cache: cache, snapshot: snapshot, framework: fw, weights: weights}, nil
+}
+
+// waitForInformers waits for every started informer to have listed its objects. The factory's own
+// wait polls every 100 ms; the fake API answers in microseconds, so ask again in short slices.
+func waitForInformers(ctx context.Context, factory informers.SharedInformerFactory) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		slice, cancel := context.WithTimeout(ctx, time.Millisecond)
+		synced := factory.WaitForCacheSync(slice.Done())
+		cancel()
+		all := true
+		for _, ok := range synced {
+			all = all && ok
+		}
+		if all {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the informers did not sync")
+		}
+	}
 }
 
 func ready(claims *assumecache.AssumeCache, tracker *resourceslicetracker.Tracker, want []*resourceapi.ResourceClaim) bool {
