@@ -40,8 +40,8 @@ def test_cluster_dump_json_has_the_pod_view():
     assert set(trainer) >= {"name", "namespace", "node", "outcome", "message", "claims", "nodes"}
     assert trainer["namespace"] == "ml" and trainer["outcome"] == "scheduled" and trainer["node"] == "gpu-node-2"
     assert trainer["nodes"] == [
-        {"node": "cp-1", "fits": False,
-         "reason": "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"},
+        {"node": "cp-1", "fits": False, "reason": "node(s) had untolerated taint(s)",
+         "details": ["taint node-role.kubernetes.io/control-plane=:NoSchedule is not tolerated"]},
         {"node": "gpu-node-1", "fits": False, "reason": "cannot allocate all claims"},
         {"node": "gpu-node-2", "fits": True, "reason": None, "devices": [
             {"claim": "ml/trainer-1-gpu-q9v4c", "request": "gpu", "driver": "gpu.example.com",

@@ -26,10 +26,6 @@ UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule"
 DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
 
 
-def untolerated_taint_reason(taint: Taint) -> str:
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-
-
 @dataclass(frozen=True)
 class Placement:
     """What a pod asks of its node, read from `spec`."""
@@ -58,6 +54,18 @@ def placement_of(pod: dict) -> Placement:
 
 def tolerated(placement: Placement, taint: Taint) -> bool:
     return any(t.tolerates(taint) for t in placement.tolerations)
+
+
+# TaintToleration's reason in 1.37 names no taint; the report gives the taint as a detail.
+UNTOLERATED_TAINT = "node(s) had untolerated taint(s)"
+
+
+def untolerated_taint(placement: Placement, node: Node) -> Taint | None:
+    """The first NoSchedule or NoExecute taint of `node` the pod does not tolerate."""
+    for taint in node.taints:
+        if taint.effect in DO_NOT_SCHEDULE and not tolerated(placement, taint):
+            return taint
+    return None
 
 
 def prefilter_nodes(placement: Placement) -> tuple[set | None, str | None]:
@@ -97,9 +105,8 @@ def filter_node(placement: Placement, node: Node) -> str | None:
         return UNSCHEDULABLE
     if placement.node_name and placement.node_name != node.name:
         return NODE_NAME
-    for taint in node.taints:
-        if taint.effect in DO_NOT_SCHEDULE and not tolerated(placement, taint):
-            return untolerated_taint_reason(taint)
+    if untolerated_taint(placement, node) is not None:
+        return UNTOLERATED_TAINT
     if any(node.labels.get(key) != value for key, value in placement.node_selector):
         return NODE_AFFINITY
     if placement.affinity is not None and not _affinity_matches(placement.affinity, node):

@@ -42,9 +42,11 @@ from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
     NOT_IN_PREFILTER_RESULT,
     Placement,
+    UNTOLERATED_TAINT,
     filter_node,
     placement_of,
     prefilter_nodes,
+    untolerated_taint,
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
 from allocator.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate, build_claim, build_pod
@@ -484,7 +486,9 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         node = node_for(scenario, name)
         reason = filter_node(placement, node)
         if reason:
-            cycle.nodes.append(PodNode(name, False, reason))
+            taint = untolerated_taint(placement, node) if reason == UNTOLERATED_TAINT else None
+            details = [f"taint {taint.key}={taint.value}:{taint.effect} is not tolerated"] if taint else []
+            cycle.nodes.append(PodNode(name, False, reason, details=details))
             continue
         allocatable = fit.allocatable(node)
         if resources and allocatable is not None:

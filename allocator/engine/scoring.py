@@ -9,7 +9,7 @@ Modelled: NodeResourcesFit (LeastAllocated over CPU and memory, weight 1),
 NodeResourcesBalancedAllocation (CPU and memory, weight 1), TaintToleration (PreferNoSchedule
 taints, weight 3), NodeAffinity (preferred terms, weight 2), ImageLocality (the containers'
 images in the node's status.images, weight 1) and DynamicResources (the position of the chosen
-firstAvailable subrequests, weight 1). Not modelled: PodTopologySpread and InterPodAffinity
+firstAvailable subrequests, weight 2). Not modelled: PodTopologySpread and InterPodAffinity
 (they would need Services, ReplicaSets and other pods' affinity terms); they add the same to
 every node here.
 """
@@ -32,7 +32,7 @@ TAINTS = "TaintToleration"
 AFFINITY = "NodeAffinity"
 DRA = "DynamicResources"
 IMAGES = "ImageLocality"
-WEIGHTS = {TAINTS: 3, AFFINITY: 2, LEAST_ALLOCATED: 1, BALANCED: 1, IMAGES: 1, DRA: 1}
+WEIGHTS = {TAINTS: 3, AFFINITY: 2, LEAST_ALLOCATED: 1, BALANCED: 1, IMAGES: 1, DRA: 2}
 NOT_SCORED = ("PodTopologySpread", "InterPodAffinity")
 
 # ImageLocality counts image sizes between these bounds (per container for the upper one).
@@ -87,15 +87,9 @@ def _least_allocated(requests: dict, candidate: Candidate) -> int:
     return total // weights if weights else 0
 
 
-def _balanced(requests: dict, candidate: Candidate) -> int:
-    allocatable = candidate.allocatable or {}
-    fractions = []
-    for name in (CPU, MEMORY):
-        capacity = allocatable.get(name, 0)
-        if capacity == 0:
-            continue
-        requested = candidate.usage.requested.get(name, 0) + requests.get(name, 0)
-        fractions.append(min(requested / capacity, 1.0))
+def _balance(used: list, capacities: list) -> int:
+    """100 less the standard deviation of the used fractions (each at most 1), in percent."""
+    fractions = [min(u / c, 1.0) for u, c in zip(used, capacities)]
     std = 0.0
     if len(fractions) == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
@@ -103,6 +97,18 @@ def _balanced(requests: dict, candidate: Candidate) -> int:
         mean = sum(fractions) / len(fractions)
         std = math.sqrt(sum((f - mean) ** 2 for f in fractions) / len(fractions))
     return int((1 - std) * MAX_NODE_SCORE)
+
+
+def _balanced(requests: dict, candidate: Candidate) -> int:
+    """How much the pod improves the node's balance: 75 when it changes nothing, towards 100 when it
+    evens the node's CPU and memory out, towards 50 when it skews them (kube-scheduler 1.37)."""
+    allocatable = candidate.allocatable or {}
+    names = [name for name in (CPU, MEMORY) if allocatable.get(name, 0)]
+    capacities = [allocatable[name] for name in names]
+    before = [candidate.usage.requested.get(name, 0) for name in names]
+    after = [used + requests.get(name, 0) for used, name in zip(before, names)]
+    change = MAX_NODE_SCORE // 2 + _balance(after, capacities) - _balance(before, capacities)
+    return MAX_NODE_SCORE // 2 + change // 2
 
 
 def _intolerable_preferences(pod: Pod, node: Node) -> int:
@@ -132,18 +138,25 @@ def _preferred_affinity(pod: Pod, node: Node) -> int:
 
 @dataclass
 class ImageSpread:
-    """Every image name the cluster's nodes report, with how many nodes hold it."""
+    """Every image name the cluster's nodes report, with how many nodes hold it and its size."""
 
     nodes: int  # all nodes of the cluster
     holders: dict  # image name -> number of nodes
+    sizes: dict = field(default_factory=dict)  # image name -> size in bytes
 
     @staticmethod
     def of(nodes: list) -> "ImageSpread":
+        """The scheduler's cache keeps one size per image name: the one the first node that reported
+        it gave (its informer lists nodes by name); every node holding the image counts with it."""
         holders: dict = {}
-        for node in nodes:
+        sizes: dict = {}
+        for node in sorted(nodes, key=lambda n: n.name):
+            for names, size in node.images:
+                for name in names:
+                    sizes.setdefault(name, size)
             for name in {n for names, _ in node.images for n in names}:
                 holders[name] = holders.get(name, 0) + 1
-        return ImageSpread(len(nodes), holders)
+        return ImageSpread(len(nodes), holders, sizes)
 
 
 def _image_name(name: str) -> str:
@@ -154,14 +167,14 @@ def _image_name(name: str) -> str:
 def _image_locality(pod: Pod, node: Node, spread: ImageSpread | None) -> int:
     if spread is None or not spread.nodes:
         return 0
-    sizes = {name: size for names, size in node.images for name in names}
+    here = {name for names, _ in node.images for name in names}
     containers = pod.containers_in_order
     total = 0
     for container in containers:
         name = _image_name(container.image)
-        if name in sizes:
+        if name in here:
             # An image on many nodes counts less, so pods do not all pile onto the nodes that have it.
-            total += int(sizes[name] * (spread.holders.get(name, 0) / spread.nodes))
+            total += int(spread.sizes.get(name, 0) * (spread.holders.get(name, 0) / spread.nodes))
     ceiling = IMAGE_MAX_PER_CONTAINER * max(len(containers), 1)
     total = min(max(total, IMAGE_MIN), ceiling)
     return MAX_NODE_SCORE * (total - IMAGE_MIN) // (ceiling - IMAGE_MIN)
@@ -200,7 +213,9 @@ def rank(pod: Pod, candidates: list, images: ImageSpread | None = None, *, total
         only = candidates[0].node.name
         return Ranking([NodeScore(only, {}, 0)], only, [only],
                        "one feasible node: the scheduler takes it without scoring")
-    requests = pod_requests(pod, non_zero=True)
+    # NodeResourcesFit builds its scorer without the PodLevelResources flag (1.37): the pod's side
+    # of LeastAllocated is its containers' requests, with defaults, whatever the pod level says.
+    requests = pod_requests(pod, non_zero=True, pod_level=False)
     plain = pod_requests(pod)
     raw: dict = {
         LEAST_ALLOCATED: [_least_allocated(requests, c) for c in candidates],

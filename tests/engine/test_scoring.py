@@ -33,9 +33,12 @@ def test_the_emptier_node_wins_by_least_allocated_and_balanced_allocation():
     assert by_node["node-a"]["NodeResourcesFit"] == {"raw": 50, "score": 50, "weight": 1}
     # node-b: cpu 1/4 -> 75, memory 1/8 -> 87: 81
     assert by_node["node-b"]["NodeResourcesFit"]["score"] == 81
-    # balanced: node-a |0.75 - 0.25| / 2 = 0.25 -> 75; node-b |0.25 - 0.125| / 2 -> 93
-    assert by_node["node-a"]["NodeResourcesBalancedAllocation"]["score"] == 75
-    assert by_node["node-b"]["NodeResourcesBalancedAllocation"]["score"] == 93
+    # balanced scores the change (kube-scheduler 1.37): 50 + (50 + after - before) / 2, where a balance
+    # is 100 less |cpu fraction - memory fraction| / 2 in percent.
+    # node-a: before |0.5 - 0.125| / 2 -> 81, after |0.75 - 0.25| / 2 -> 75: 50 + 44 / 2 = 72
+    # node-b: before empty -> 100, after |0.25 - 0.125| / 2 -> 93: 50 + 43 / 2 = 71
+    assert by_node["node-a"]["NodeResourcesBalancedAllocation"]["score"] == 72
+    assert by_node["node-b"]["NodeResourcesBalancedAllocation"]["score"] == 71
     assert scores(p)["node-b"] > scores(p)["node-a"]
     assert [n.score["total"] for n in p.nodes] == [scores(p)["node-a"], scores(p)["node-b"]]
 
@@ -91,8 +94,8 @@ def test_dra_prefers_the_node_where_the_first_subrequest_fits():
     p = result(outcome, "p")
     assert p.node == "node-b"
     by_node = {s.node: s.plugins for s in p.ranking.scores}
-    assert by_node["node-b"]["DynamicResources"] == {"raw": 8, "score": 100, "weight": 1}
-    assert by_node["node-a"]["DynamicResources"] == {"raw": 7, "score": 87, "weight": 1}
+    assert by_node["node-b"]["DynamicResources"] == {"raw": 8, "score": 100, "weight": 2}
+    assert by_node["node-a"]["DynamicResources"] == {"raw": 7, "score": 87, "weight": 2}
 
 
 def test_normalization_follows_the_scheduler():

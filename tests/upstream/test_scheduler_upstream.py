@@ -1,0 +1,82 @@
+"""The engine's pod scheduling against kube-scheduler 1.37.2's own framework (tests/kube/cmd/schedule).
+
+Generated dumps go through both, pod by pod; any difference in outcome, node or tie set, node
+verdicts and reasons, the `0/N nodes are available: …` line, per-plugin scores or allocations
+fails. DRA_SCHEDULER_EXAMPLES sets how many dumps (2,000 in `make test`; `make test-scheduler
+N=20000` for the deeper run). The stored regressions run without Go.
+"""
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from tests.upstream.pod_dumps import dumps
+from tests.upstream.scheduler import REGRESSIONS, Scheduler, SchedulerUnavailable, build, compare, ours
+
+EXAMPLES = int(os.environ.get("DRA_SCHEDULER_EXAMPLES", "2000"))
+CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
+GPU_CLUSTER = Path(__file__).resolve().parent.parent / "dumps" / "gpu-cluster.yaml"
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """kube-scheduler's framework in one batch process; the tests that need it skip without Go."""
+    try:
+        binary = build()
+    except SchedulerUnavailable as exc:
+        if "not installed" in str(exc):
+            pytest.skip("Go is not installed: the comparison with kube-scheduler 1.37.2 is skipped; "
+                        "its stored regressions (tests/upstream/regressions/pods) still run")
+        pytest.fail(str(exc))
+    with Scheduler(binary) as process:
+        yield process
+
+
+def _case(name):
+    folder = REGRESSIONS / name
+    return (folder / "why.txt").read_text().strip(), (folder / "dump.yaml").read_text(), \
+        json.loads((folder / "upstream.json").read_text())
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_regression_matches_the_stored_scheduler_answer(name):
+    why, dump, upstream = _case(name)
+    differences = compare(ours(dump), upstream)
+    assert not differences, why + "\n" + "\n".join(differences)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_stored_scheduler_answer_is_still_upstream(scheduler, name):
+    _why, dump, stored = _case(name)
+    fresh = scheduler.ask(dump)
+    for answer in (fresh, stored):
+        for pod in answer.get("pods") or []:
+            for claim in pod.get("claims") or []:
+                (claim.get("allocation") or {}).pop("allocationTimestamp", None)
+    assert fresh == stored
+
+
+def test_the_sample_dump_agrees(scheduler):
+    dump = GPU_CLUSTER.read_text()
+    assert compare(ours(dump), scheduler.ask(dump)) == []
+
+
+def test_a_difference_is_reported(scheduler):
+    """The comparison is not blind: an engine answer with another node disagrees."""
+    dump = (REGRESSIONS / "taint-reason-names-no-taint" / "dump.yaml").read_text()
+    mine = ours(dump)
+    mine["pods"][0]["message"] = "0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: infra}."
+    assert any("message" in d for d in compare(mine, scheduler.ask(dump)))
+
+
+@pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
+@settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(dump=dumps())
+def test_generated_dumps_agree_with_kube_scheduler(scheduler, dump):
+    mine = ours(dump)
+    assert mine["outcome"] != "invalid" or mine.get("pods"), f"the generator made an invalid dump: {mine['message']}"
+    differences = compare(mine, scheduler.ask(dump))
+    assert not differences, "\n".join(differences)
