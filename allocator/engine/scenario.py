@@ -181,7 +181,7 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
                     kind=kind, name=name, path=path, severity=WARNING, code=DROPPED_ON_CREATE, ref=raw.ref))
         field_errors = memo.get(("valid", apiserver_gates))
         if field_errors is None:
-            field_errors = memo[("valid", apiserver_gates)] = validate(data, cel_check=cel_check)
+            field_errors = memo[("valid", apiserver_gates)] = validate(data, cel_check=cel_check, gates=apiserver_gates)
         bad = False
         for fe in field_errors:
             severity, message = fe.severity, fe.message

@@ -27,6 +27,7 @@ from typing import Callable
 from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
 from .cel.library import MAX_ATTRIBUTE_VALUE_LENGTH as ATTRIBUTE_VALUE_MAX_LENGTH
 from .cel.library import MAX_ATTRIBUTE_VALUES as ATTRIBUTE_VALUES_MAX
+from .gates import FeatureGates
 from .problems import ERROR, WARNING, field_path
 from .quantity import Quantity, QuantityError
 from .semver import is_semver
@@ -87,22 +88,23 @@ class FieldError:
 CelCheck = Callable[[str], "tuple[str, str] | None"]
 
 
-def validate(obj: dict, *, cel_check: CelCheck | None = None) -> list[FieldError]:
-    """Every problem the apiserver would report for `obj` (errors and warnings)."""
+def validate(obj: dict, *, cel_check: CelCheck | None = None, gates: FeatureGates | None = None) -> list[FieldError]:
+    """Every problem the apiserver would report for `obj` (errors and warnings); `gates` are the
+    apiserver's (1.37 defaults when not given), for the few rules that depend on them."""
     if not isinstance(obj, dict):
         return [FieldError((), f"Invalid value: {_show(obj)}: expected object")]
     kind = obj.get("kind")
     if kind == "List":
-        return _validate_list(obj, cel_check)
+        return _validate_list(obj, cel_check, gates)
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         return []  # not a kind the playground reads; the scenario loader reports it
-    checker = _Checker(kind, cel_check)
+    checker = _Checker(kind, cel_check, gates or FeatureGates())
     handler(checker, obj)
     return checker.problems
 
 
-def _validate_list(obj: dict, cel_check) -> list[FieldError]:
+def _validate_list(obj: dict, cel_check, gates) -> list[FieldError]:
     items = obj.get("items")
     if items is None:
         return []
@@ -112,7 +114,7 @@ def _validate_list(obj: dict, cel_check) -> list[FieldError]:
     for index, item in enumerate(items):
         if isinstance(item, dict) and item.get("kind") == "List":
             continue  # kubectl never nests lists; nothing sensible to check
-        for problem in validate(item, cel_check=cel_check):
+        for problem in validate(item, cel_check=cel_check, gates=gates):
             problems.append(FieldError(("items", index) + problem.path, problem.message, problem.severity))
     return problems
 
@@ -434,9 +436,10 @@ _POD_CLAIM_FIELDS = frozenset({"name", "resourceClaimName", "resourceClaimTempla
 class _Checker:
     """Collects the problems of one object while walking it."""
 
-    def __init__(self, kind: str, cel_check: CelCheck | None):
+    def __init__(self, kind: str, cel_check: CelCheck | None, gates: FeatureGates):
         self.kind = kind
         self.cel_check = cel_check
+        self.gates = gates
         self.problems: list[FieldError] = []
 
     # -- recording ----------------------------------------------------------
@@ -684,6 +687,32 @@ class _Checker:
                 self.warn(path + ("namespace",), f"ignored: {self.kind} is cluster-scoped")
         self.labels(meta, path)
         self.annotations(meta, path)
+        self.owner_references(meta, path)
+
+    def owner_references(self, meta: dict, path) -> None:
+        """Each owner reference names its owner fully; at most one is the controller."""
+        references = self.array(meta, "ownerReferences", path)
+        controller = ""
+        for _, item_path, ref in self.object_items(references or [], path + ("ownerReferences",)):
+            values = {key: self.string(ref, key, item_path) for key in ("apiVersion", "kind", "name", "uid")}
+            for key in ("controller", "blockOwnerDeletion"):
+                self.boolean(ref, key, item_path)
+            api_version = values["apiVersion"]
+            if not api_version:
+                self.required(item_path + ("apiVersion",), "must not be empty")
+            elif api_version.count("/") > 1 or api_version.endswith("/") or api_version == "/":
+                self.invalid(item_path + ("apiVersion",), api_version, "must be <group>/<version> or <version>")
+            for key in ("kind", "name", "uid"):
+                if not values[key]:
+                    self.required(item_path + (key,), "must not be empty")
+            if ref.get("controller") is True:
+                this = f"{values['kind'] or ''}/{values['name'] or ''}"
+                if controller:
+                    self.invalid(path + ("ownerReferences",), references,
+                                 f'Only one reference can have Controller set to true. Found "true" in references '
+                                 f"for {controller} and {this}")
+                else:
+                    controller = this
 
     def labels(self, meta: dict, path, key: str = "labels") -> None:
         labels = self.obj(meta, key, path)
@@ -800,11 +829,14 @@ class _Checker:
     # -- CEL --------------------------------------------------------------------
 
     def cel_expression(self, holder: dict, path, derived: bool = False) -> None:
-        """`holder.expression`: required, bounded in size, and compiled by `cel_check`."""
+        """`holder.expression`: bounded in size and compiled by `cel_check` (a missing expression
+        is the empty one, which does not compile)."""
         expression_path = path + ("expression",)
-        expression = self.required_string(holder, "expression", path)
+        expression = self.string(holder, "expression", path)
         if expression is None:
-            return
+            if holder.get("expression") is not None:
+                return  # of the wrong type: reported
+            expression = ""
         if _nbytes(expression) > CEL_EXPRESSION_MAX_LENGTH:
             self.too_long(expression_path, CEL_EXPRESSION_MAX_LENGTH)
             return  # the apiserver does not compile oversized expressions
@@ -1002,16 +1034,22 @@ def _device_class(c: _Checker, obj: dict) -> None:
                 c.fields(config, _CLASS_CONFIG_FIELDS, item_path)
                 c.opaque_config(config, item_path)
     name = c.string(spec, "extendedResourceName", path)
-    if name is not None and not _is_extended_resource_name(name):
-        c.invalid(path + ("extendedResourceName",), name, "must be a valid extended resource name")
+    if name is not None:
+        c.invalid_each(path + ("extendedResourceName",), name, extended_resource_name_errors(name))
 
 
-def _is_extended_resource_name(name: str) -> bool:
-    # Extended resources live outside the kubernetes.io domain, are not quota
-    # "requests." names, and must still form a label key when quota prefixes them.
-    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not label_key_errors("requests." + name)
+def extended_resource_name_errors(name: str) -> list[str]:
+    """Extended resources live outside the kubernetes.io domain, are not quota "requests."
+    names, and must still form a label key when quota prefixes them (the declarative
+    format check, which names each problem)."""
+    errors = []
+    if "/" not in name:
+        errors.append("a name must be a domain-prefixed path, such as 'example.com/my-prop'")
+    elif "kubernetes.io/" in name:
+        errors.append('must not have "kubernetes.io/" domain')
+    if name.startswith("requests."):
+        errors.append('must not have "requests." prefix')
+    return errors + label_key_errors("requests." + name)
 
 
 # ---------------------------------------------------------------------------
@@ -1233,10 +1271,27 @@ def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
                     text = c.as_string("" if item is None else item, item_path)
                     if text is not None:
                         _attribute_text(c, text, item_path, kind == "versions")
-    if not present:
-        c.invalid(path, "", "exactly one value must be specified")
+    # The union is checked declaratively: a member is set when it is not empty. The older
+    # handwritten rule (a member is set when it is given) still speaks when the two disagree.
+    members = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
+    given = [kind for kind in present if attribute[kind] != []]
+    if not given:
+        c.invalid(path, "", f"must specify one of: {members}")
+    elif len(given) > 1:
+        c.invalid(path, "{" + ", ".join(given) + "}", f"must specify exactly one of: {members}")
     elif len(present) > 1:
-        c.invalid(path, attribute, "exactly one value must be specified")
+        c.add(path, f"Invalid value: {_go_attribute(attribute)}: exactly one value must be specified")
+
+
+_GO_ATTRIBUTE_FIELDS = (("int", "IntValue"), ("bool", "BoolValue"), ("string", "StringValue"),
+                        ("version", "VersionValue"), ("ints", "IntValues"), ("bools", "BoolValues"),
+                        ("strings", "StringValues"), ("versions", "VersionValues"))
+
+
+def _go_attribute(attribute: dict) -> str:
+    """An attribute as the apiserver prints its internal form (Go field names, every field)."""
+    return "{" + ",".join(f'"{go}":{json.dumps(attribute.get(kind), ensure_ascii=False, separators=(",", ":"))}'
+                          for kind, go in _GO_ATTRIBUTE_FIELDS) + "}"
 
 
 def _attribute_text(c: _Checker, text: str, path: tuple, is_version: bool) -> None:
@@ -1858,7 +1913,11 @@ def _constraint(c: _Checker, constraint: dict, path: tuple, names: dict) -> None
             'exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set',
         )
     elif not match and not distinct:
-        c.required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required')
+        # The apiserver's wording, odd as it is; without consumable capacity only matchAttribute exists.
+        if c.gates.enabled("DRAConsumableCapacity"):
+            c.required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set')
+        else:
+            c.required(path + ("matchAttribute",))
     for key in ("matchAttribute", "distinctAttribute"):
         if constraint.get(key) is None:
             continue

@@ -15,3 +15,20 @@ def oracle():
         pytest.fail(str(exc))
     with Oracle(binary) as process:
         yield process
+
+
+@pytest.fixture(scope="session")
+def validator():
+    """kube-apiserver 1.37.2's create path in one batch process; the tests that need it skip without Go."""
+    from tests.upstream.apiserver_driver import Validator, ValidatorUnavailable, build_validator
+    from tests.upstream.apiserver_driver import go_binary as go
+
+    if go() is None:
+        pytest.skip("Go is not installed: the apiserver differential tests (kube-apiserver's validation as "
+                    "oracle) are skipped; the validation regressions still run against their stored answers")
+    try:
+        binary = build_validator()
+    except ValidatorUnavailable as exc:
+        pytest.fail(str(exc))
+    with Validator(binary) as process:
+        yield process

@@ -93,12 +93,14 @@ def format_issues(source: Source, issues: list[Issue]) -> str:
     located = []
     for issue in issues:
         line, column = source.location(issue.offset)
+        if not source.text:
+            column = -1  # cel-go places the end of an empty input before its first column
         located.append((line, column, issue.message))
     located.sort(key=lambda item: (item[0], item[1]))
     parts = []
     for line, column, message in located[:100]:
         text = f"ERROR: <input>:{line}:{column + 1}: {message}"
-        snippet = source.snippet(line)
+        snippet = source.snippet(line) if source.text else None  # an empty input shows no snippet
         if snippet is not None and len(snippet) <= 16384:
             snippet = snippet.replace("\t", " ")
             marker = "".join("\uff0e" if len(ch.encode("utf-8")) > 1 else "." for ch in snippet[:column])
