@@ -8,13 +8,11 @@ from collections import Counter
 from django.shortcuts import render
 
 from allocator import gallery
-from allocator.engine.problems import UNKNOWN_NODE
 from allocator.engine.run import ALLOCATED
 from allocator.panels import page_context
 from allocator.fairness import Throttled
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
 from allocator.sharing import client_address
-from allocator.summary import summarise
 from allocator.worker import run_bounded
 
 
@@ -47,11 +45,11 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
         context = page_context(run, None, None, refused=refused)
         status = status if status != 200 else 413
     else:
-        context = summarise(page_context(run, scenario, outcome))  # big results as counts beyond a size
+        context = page_context(run, scenario, outcome)  # each panel cuts big lists to its bound
         context["empty"] = not run.scenario.strip()
     outcome = context.get("outcome")
     if outcome is not None:
-        context["node_unknown"] = any(w.code == UNKNOWN_NODE for w in outcome.warnings)
+        context["node_unknown"] = outcome.unknown_node is not None
         # "Allocated" for no claim at all reads as success; a typo'd kind leaves nothing to allocate.
         context["nothing_pending"] = outcome.outcome == ALLOCATED and not outcome.claims and not outcome.pods
     example = gallery.with_scenario(run.scenario)
