@@ -21,6 +21,13 @@ def too_large(size: int | str) -> str:
     return f"The scenario is {size_text}; the limit is {MAX_SCENARIO_BYTES:,} bytes."
 
 
+def rate_message(wait: int) -> str:
+    """The refusal of a share (of a scenario or a workshop) while its client's share limit holds."""
+    minutes = max(1, round(wait / 60))
+    return (f"Too many shares from your address in a short time. Try again in about {minutes} "
+            f"minute{'s' if minutes != 1 else ''}.")
+
+
 def presenting(request) -> bool:
     """`?present=1`: big fonts and high contrast for a projector (the `present` class on <html>)."""
     return request.GET.get("present") == "1"

@@ -15,8 +15,7 @@ from allocator import compare as comparing
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, load_json, rate_limited
-from allocator.pages import render_run
-from allocator.views_share import _rate_message
+from allocator.pages import rate_message, render_run
 from allocator.workshops import library, markdown
 from allocator.workshops.lint import check_lesson
 from allocator.workshops.model import Workshop, parse_workshop
@@ -320,7 +319,7 @@ def workshop_share(request):
         return _share_page(request, message=_too_large(request), status=413)
     wait = rate_limited(request, scope="share")
     if wait:
-        return _share_page(request, text=form.get("workshop", ""), message=_rate_message(wait), status=429,
+        return _share_page(request, text=form.get("workshop", ""), message=rate_message(wait), status=429,
                            retry_after=wait)
     text = form.get("workshop", "")
     try:
@@ -357,7 +356,7 @@ def api_workshop_share(request):
         return _api_error(_too_large(request), 413)
     wait = rate_limited(request, scope="share")
     if wait:
-        response = _api_error(_rate_message(wait), 429)
+        response = _api_error(rate_message(wait), 429)
         response["Retry-After"] = str(wait)
         return response
     try:
