@@ -160,7 +160,7 @@ def _allocate(
     return Outcome(
         UNSATISFIABLE,
         node=None,
-        message=summary_message(verdicts, node_name),
+        message=no_fit_message(verdicts, node_name),
         claims=[output_claim(c, None) for c in pending],
         warnings=warnings,
         verdicts=verdicts,
@@ -168,7 +168,7 @@ def _allocate(
     )
 
 
-def summary_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
+def no_fit_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
     """The node's message with --node; otherwise the scheduler's `0/N nodes are available` line."""
     if node_name and verdicts:
         return verdicts[0].message or NO_SOLUTION
