@@ -11,6 +11,7 @@ import json
 import zlib
 from dataclasses import dataclass
 
+from allocator.engine.outcome import Outcome
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, changed_gates, check_gates, check_node, full_gates, load_json
 from allocator.workshops.model import Variant
 
@@ -72,10 +73,10 @@ class Difference:
     b: str
 
 
-def _devices(data: dict) -> dict:
+def _devices(outcome: Outcome) -> dict:
     """claim -> sorted device list ("pool/device" per result) or None when pending."""
     out = {}
-    for claim in data.get("claims", []):
+    for claim in outcome.claims:
         meta = claim["metadata"]
         allocation = (claim.get("status") or {}).get("allocation")
         results = allocation["devices"]["results"] if allocation else None
@@ -84,36 +85,32 @@ def _devices(data: dict) -> dict:
     return out
 
 
-def _counters(data: dict) -> dict:
-    out = {}
-    for cs in (data.get("explanation") or {}).get("counterSets", []):
-        for counter in cs["counters"]:
-            out[f"{cs['pool']}/{cs['counterSet']}: {counter['counter']}"] = counter["free"]
-    return out
+def _counters(outcome: Outcome) -> dict:
+    if outcome.explanation is None:
+        return {}
+    return {f"{cs.pool}/{cs.counter_set}: {counter.counter}": counter.free
+            for cs in outcome.explanation.counter_sets for counter in cs.counters}
 
 
-def _rows(data: dict) -> dict:
-    out = {}
-    for claim in (data.get("explanation") or {}).get("claims", []):
-        for request in claim["requests"]:
-            for candidate in request["candidates"]:
-                key = f"{claim['claim']} {request['request']}: {candidate['pool']}/{candidate['device']}"
-                out[key] = candidate.get("code") or candidate["verdict"]
-    return out
+def _rows(outcome: Outcome) -> dict:
+    if outcome.explanation is None:
+        return {}
+    return {f"{claim.claim} {request.request}: {row.pool}/{row.device}": str(row.code or row.verdict)
+            for claim, request in outcome.explanation.requests() for row in request.candidates}
 
 
-def _pools(data: dict) -> dict:
-    return {p["pool"]: p["state"] for p in (data.get("explanation") or {}).get("pools", [])}
+def _pools(outcome: Outcome) -> dict:
+    return {p.pool: p.state for p in outcome.explanation.pools} if outcome.explanation is not None else {}
 
 
-def _pods(data: dict) -> dict:
-    return {f"{p['namespace']}/{p['name']}": p.get("node") or p["outcome"] for p in data.get("pods") or []}
+def _pods(outcome: Outcome) -> dict:
+    return {f"{p.namespace}/{p.name}": p.node or p.outcome for p in outcome.pods or ()}
 
 
-def differences(a: dict, b: dict) -> list[Difference]:
-    """What differs between two results (outcome_data with the explanation)."""
+def differences(a: Outcome, b: Outcome) -> list[Difference]:
+    """What differs between two results."""
     diffs = []
-    if (a["outcome"], a.get("node")) != (b["outcome"], b.get("node")):
+    if (a.outcome, a.node) != (b.outcome, b.node):
         diffs.append(Difference("outcome", "outcome", _outcome_text(a), _outcome_text(b)))
     for kind, read in (("pool", _pools), ("pod", _pods)):
         left, right = read(a), read(b)
@@ -137,8 +134,8 @@ def differences(a: dict, b: dict) -> list[Difference]:
     return diffs
 
 
-def _outcome_text(data: dict) -> str:
-    return f"{data['outcome']} on {data['node']}" if data.get("node") else data["outcome"]
+def _outcome_text(outcome: Outcome) -> str:
+    return f"{outcome.outcome} on {outcome.node}" if outcome.node else str(outcome.outcome)
 
 
 def _claim_text(devices) -> str:

@@ -8,19 +8,24 @@ from collections import Counter
 from django.shortcuts import render
 
 from allocator import gallery
-from allocator.engine.problems import UNKNOWN_NODE
 from allocator.engine.run import ALLOCATED
 from allocator.panels import page_context
 from allocator.fairness import Throttled
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
 from allocator.sharing import client_address
-from allocator.summary import summarise
 from allocator.worker import run_bounded
 
 
 def too_large(size: int | str) -> str:
     size_text = f"{size:,} bytes" if isinstance(size, int) else size
     return f"The scenario is {size_text}; the limit is {MAX_SCENARIO_BYTES:,} bytes."
+
+
+def rate_message(wait: int) -> str:
+    """The refusal of a share (of a scenario or a workshop) while its client's share limit holds."""
+    minutes = max(1, round(wait / 60))
+    return (f"Too many shares from your address in a short time. Try again in about {minutes} "
+            f"minute{'s' if minutes != 1 else ''}.")
 
 
 def presenting(request) -> bool:
@@ -47,11 +52,11 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
         context = page_context(run, None, None, refused=refused)
         status = status if status != 200 else 413
     else:
-        context = summarise(page_context(run, scenario, outcome))  # big results as counts beyond a size
+        context = page_context(run, scenario, outcome)  # each panel cuts big lists to its bound
         context["empty"] = not run.scenario.strip()
     outcome = context.get("outcome")
     if outcome is not None:
-        context["node_unknown"] = any(w.code == UNKNOWN_NODE for w in outcome.warnings)
+        context["node_unknown"] = outcome.unknown_node is not None
         # "Allocated" for no claim at all reads as success; a typo'd kind leaves nothing to allocate.
         context["nothing_pending"] = outcome.outcome == ALLOCATED and not outcome.claims and not outcome.pods
     example = gallery.with_scenario(run.scenario)

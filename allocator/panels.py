@@ -1,19 +1,84 @@
-"""View models for the result panels, drawn from the engine's outcome and explanation only."""
+"""The result panels: each builds its own view from the engine's typed outcome, cuts it to its own
+bound and says in a note what it left out, and has one template.
+
+A panel is `build(PanelInput) -> PanelView | None` (None: the panel is not shown). `page_context`
+only walks `PANELS`; the notes of the panels it shows, and of the page's own lists (problems,
+warnings, nodes tried), are the "shown as counts" box, so every note is about rows really cut
+from the page. The engine's answer (and the API's JSON) stays complete.
+"""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Callable
 
 import yaml
 
+from allocator.engine.explanation import CounterSetUse, Explanation, WhyRow
 from allocator.engine.gates import COMPONENTS
-from allocator.engine.pools import SliceIndex
 from allocator.engine.problems import DROPPED_ON_CREATE
 from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
-from allocator.engine.run import ALLOCATED, INVALID, Outcome, candidate_nodes
+from allocator.engine.run import ALLOCATED, INVALID, Outcome
+from allocator.engine.scenario import Scenario
+from allocator.engine.vocabulary import Verdict
 from allocator.runs import RunRequest
+
+MAX_PER_POOL = 64  # why rows, tiles and chips per pool (8 GPUs with 7 partitions each fit)
+MAX_SETS = 64  # counter sets drawn
+MAX_ITEMS = 100  # claims, pods, problems, warnings
+MAX_VERDICTS = 1000  # one line per node tried
+
+
+@dataclass(frozen=True)
+class PanelInput:
+    """What every panel is built from: the run's outcome, its scenario and the run's settings."""
+
+    outcome: Outcome
+    scenario: Scenario | None
+    run: RunRequest
+
+
+@dataclass
+class PanelView:
+    """A panel's template variables, and the notes that say what it left out."""
+
+    context: dict
+    notes: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One result panel: its template, and how it builds its view (None hides it)."""
+
+    key: str
+    template: str
+    build: Callable[[PanelInput], PanelView | None]
+
+
+# --- bounds -------------------------------------------------------------------------------------------
+
+
+def _cut(items: list, limit: int, keep) -> tuple[list, list]:
+    """(shown, hidden): every item `keep` accepts, and the others in order while fewer than
+    `limit` are shown."""
+    shown, hidden = [], []
+    for item in items:
+        (shown if keep(item) or len(shown) < limit else hidden).append(item)
+    return shown, hidden
+
+
+def _counted(items: list, key, *, most: int = 4, noun: str = "×") -> str:
+    """`3 × reason a, 2 × reason b, …`: how many hidden items there are of each kind."""
+    counts = Counter(str(key(item) or "—") for item in items)
+    parts = [f"{n:,} {noun} {what}" if noun else f"{what} {n:,}" for what, n in counts.most_common(most)]
+    if len(counts) > most:
+        parts.append(f"{sum(n for _, n in counts.most_common()[most:]):,} more")
+    return ", ".join(parts)
+
+
+# --- small helpers ------------------------------------------------------------------------------------
 
 
 def _amount(text: str) -> float:
@@ -29,49 +94,82 @@ def _percent(part: float, whole: float) -> float:
     return max(0.0, min(100.0, 100.0 * part / whole))
 
 
-def counter_bars(explanation: dict) -> list:
-    sets = []
-    for cs in explanation.get("counterSets", []):
-        bars = []
-        for c in cs["counters"]:
-            total = _amount(c["total"])
-            before, now = _amount(c["allocatedBefore"]), _amount(c["allocatedNow"])
-            bars.append({
-                **c,
-                "before_width": f"{_percent(before, total):.1f}%",
-                "now_width": f"{_percent(now, total):.1f}%",
-                "overdrawn": _amount(c["free"]) < 0,
-            })
-        members = [{**m, "css": "chip-now" if m.get("allocatedNow") else "chip-before" if m.get("allocatedBefore") else "",
-                    "groups_text": ",".join(m.get("groups") or ())} for m in cs.get("devices", ())]
-        sets.append({**cs, "bars": bars, "devices": members})
-    return sets
+# --- counter sets and compatibility groups ------------------------------------------------------------
 
 
-def capacity_meters(explanation: dict) -> list:
+def _members(cs, label: str, notes: list) -> list:
+    """A set's member devices, at most a pool's worth (the ones this allocation uses always)."""
+    shown, hidden = _cut(cs.devices, MAX_PER_POOL, lambda m: getattr(m, "allocated_now", False))
+    if hidden:
+        notes.append(f"{label}counter set {cs.pool}/{cs.counter_set}: {len(hidden):,} more devices "
+                     "drawing on it not listed")
+    return shown
+
+
+def counter_bars(cs: CounterSetUse, notes: list) -> dict:
+    bars = []
+    for c in cs.counters:
+        total = _amount(c.total)
+        before, now = _amount(c.allocated_before), _amount(c.allocated_now)
+        bars.append({"use": c, "before_width": f"{_percent(before, total):.1f}%",
+                     "now_width": f"{_percent(now, total):.1f}%", "overdrawn": _amount(c.free) < 0})
+    members = [{"device": m.device,
+                "css": "chip-now" if m.allocated_now else "chip-before" if m.allocated_before else "",
+                "groups_text": ",".join(m.groups or ())} for m in _members(cs, "", notes)]
+    return {"set": cs, "bars": bars, "members": members}
+
+
+def _counters_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.counter_sets:
+        return None
+    notes: list = []
+    sets = explanation.counter_sets
+    if len(sets) > MAX_SETS:
+        sets, hidden = _cut(sets, MAX_SETS, lambda cs: any(m.allocated_now for m in cs.devices))
+        notes.append(f"{len(hidden):,} more counter sets not drawn, none used by this allocation "
+                     f"(by pool: {_counted(hidden, lambda cs: cs.pool, noun='')})")
+    return PanelView({"counter_sets": [counter_bars(cs, notes) for cs in sets]}, notes)
+
+
+def _groups_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.compatibility:
+        return None
+    notes: list = []
+    groups = [{"set": cs, "devices": _members(cs, "compatibility groups of ", notes)}
+              for cs in explanation.compatibility]
+    return PanelView({"compatibility": groups}, notes)
+
+
+def capacity_meters(explanation: Explanation) -> list:
     meters = []
-    for device in explanation.get("capacity", []):
+    for device in explanation.capacity:
         rows = []
-        for name, cap in device["capacity"].items():
-            total = _amount(cap["value"])
-            before = _amount(cap["allocatedBefore"])
+        for name, cap in device.capacity.items():
+            total = _amount(cap.value)
             shares = []
-            for share in device["sharesNow"]:
-                amount = share["consumedCapacity"].get(name)
+            for share in device.shares_now:
+                amount = share.consumed_capacity.get(name)
                 if amount is None:
                     continue
-                shares.append({
-                    "claim": share["claim"], "request": share["request"], "shareID": share["shareID"],
-                    "consumed": amount, "requested": share["requested"].get(name),
-                    "pct": _percent(_amount(amount), total),
-                    "rounded": share["requested"].get(name) not in (None, amount),
-                })
-            rows.append({
-                "name": name, "value": cap["value"], "before": cap["allocatedBefore"], "policy": cap.get("policy"),
-                "before_pct": _percent(before, total), "shares": shares,
-            })
-        meters.append({"device": device["device"], "rows": rows, "shared": bool(device["sharesNow"])})
+                requested = share.requested.get(name)
+                shares.append({"share": share, "consumed": amount, "requested": requested,
+                               "pct": _percent(_amount(amount), total), "rounded": requested not in (None, amount)})
+            rows.append({"name": name, "amount": cap, "before_pct": _percent(_amount(cap.allocated_before), total),
+                         "shares": shares})
+        meters.append({"device": device.device, "rows": rows, "shared": bool(device.shares_now)})
     return meters
+
+
+def _capacity_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.capacity:
+        return None
+    return PanelView({"meters": capacity_meters(explanation)})
+
+
+# --- claims ----------------------------------------------------------------------------------------------
 
 
 def existing_claim_views(scenario) -> list:
@@ -95,62 +193,71 @@ def existing_claim_views(scenario) -> list:
     return views
 
 
-def device_map_groups(pools: list) -> list:
-    """Device tiles grouped by pool, then by the first counter set each device draws on."""
-    out = []
-    for pool in pools:
-        groups: dict = {}
-        for device in pool["devices"]:
-            key = device["counterSets"][0] if device["counterSets"] else None
-            groups.setdefault(key, []).append(device)
-        out.append({**pool, "groups": [{"counterSet": k, "devices": v} for k, v in groups.items()]})
-    return out
-
-
 def claim_views(outcome: Outcome) -> list:
     views = []
-    explanation = outcome.explanation or {}
-    requested = {c["claim"]: c for c in explanation.get("claims", [])}
+    requested = {c.claim: c for c in outcome.explanation.claims} if outcome.explanation is not None else {}
     for claim in outcome.claims:
         meta = claim["metadata"]
         key = f"{meta['namespace']}/{meta['name']}"
         allocation = (claim.get("status") or {}).get("allocation")
-        requests = []
-        for request in requested.get(key, {}).get("requests", []):
-            requests.append({
-                "name": request["request"],
-                "class": request["deviceClassName"],
-                "count": request["count"],
-                "mode": request["allocationMode"],
-                "chosen": request["chosen"],
-                "subrequest": request["subrequestChosen"],
-            })
+        why = requested.get(key)
         state = "allocated" if allocation else ("failed" if outcome.outcome != INVALID else "pending")
         views.append({
             "key": key,
             "state": state,
             "css": state,
             "results": (allocation or {}).get("devices", {}).get("results", []),
-            "requests": requests,
+            "requests": why.requests if why is not None else [],
             "nodeSelector": json.dumps((allocation or {}).get("nodeSelector")) if allocation else None,
         })
     return views
 
 
-def why_requests(explanation: dict) -> list:
-    """The why table per request: rows grouped by pool (the pool shown once), and runs of rows with
-    the same verdict and reason folded into one group so big pools stay readable."""
+def _first_pool(claim: dict) -> str:
+    results = claim.get("results") or []
+    return results[0].get("pool", "") if results else ""
+
+
+def _claims_panel(given: PanelInput) -> PanelView | None:
+    outcome = given.outcome
+    claims = claim_views(outcome) + existing_claim_views(given.scenario)
+    if not claims:
+        return None
+    notes = []
+    if len(claims) > MAX_ITEMS:
+        claims, hidden = _cut(claims, MAX_ITEMS, lambda c: c["state"] != "already allocated")
+        notes.append(f"{len(hidden):,} more claims already allocated, not listed "
+                     f"(by pool: {_counted(hidden, _first_pool, noun='')})")
+    claims_yaml = yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else ""
+    return PanelView({"claims": claims, "claims_yaml": claims_yaml}, notes)
+
+
+# --- the why table ----------------------------------------------------------------------------------------
+
+
+def why_requests(explanation: Explanation, notes: list, whose: str = "") -> list:
+    """The why table per request: at most a pool's worth of rows per pool (every picked one
+    kept), rows grouped by pool (the pool shown once), and runs of rows with the same verdict
+    and reason folded into one group so big pools stay readable."""
     out = []
-    for claim in explanation.get("claims", []):
-        for request in claim["requests"]:
-            pools: list = []
-            for row in request["candidates"]:
-                if not pools or pools[-1]["pool"] != row["pool"]:
-                    pools.append({"pool": row["pool"], "rows": []})
-                pools[-1]["rows"].append(row)
-            for pool in pools:
-                pool["groups"] = _fold(pool["rows"])
-            out.append({**request, "claim": claim["claim"], "pools": pools})
+    for claim, request in explanation.requests():
+        pools: list = []
+        hidden: list = []
+        for row in request.candidates:
+            if not pools or pools[-1]["pool"] != row.pool:
+                pools.append({"pool": row.pool, "rows": []})
+            rows = pools[-1]["rows"]
+            if row.picked or len(rows) < MAX_PER_POOL:
+                rows.append(row)
+            else:
+                hidden.append(row)
+        if hidden:
+            notes.append(f"{whose}{claim.claim}, request {request.request}: {len(hidden):,} more devices "
+                         f"not listed ({_counted(hidden, lambda r: r.verdict, noun='')}; "
+                         f"by pool: {_counted(hidden, lambda r: r.pool, noun='')})")
+        for pool in pools:
+            pool["groups"] = _fold(pool["rows"])
+        out.append({"claim": claim.claim, "request": request, "pools": pools})
     return out
 
 
@@ -158,12 +265,12 @@ FOLD_AT = 4  # this many rows with one verdict and kind of reason are folded
 FOLD_BLOCKING_AT = 3  # rows that block (in use, counters, …) fold only with the very same reason
 
 VERDICT_LABELS = {
-    "chosen": "✔ chosen",
-    "tried": "◐ tried",
-    "rejected": "✘ rejected",
-    "not-needed": "· not needed",
-    "not-used": "· not used",
-    "not-reached": "· not reached",
+    Verdict.CHOSEN: "✔ chosen",
+    Verdict.TRIED: "◐ tried",
+    Verdict.REJECTED: "✘ rejected",
+    Verdict.NOT_NEEDED: "· not needed",
+    Verdict.NOT_USED: "· not used",
+    Verdict.NOT_REACHED: "· not reached",
 }
 
 
@@ -175,61 +282,81 @@ def _fold(rows: list) -> list:
     groups: list = []
     by_reason: dict = {}
     for row in rows:
-        if row["verdict"] in ("chosen", "tried"):
+        if row.picked:
             groups.append({"rows": [row], "blocking": True})
             continue
-        blocking = bool(row.get("stateDependent"))
+        blocking = bool(row.state_dependent)
         # Blocking rows fold only with rows of the very same reason; the others by the kind of reason.
-        key = (row["verdict"], row.get("code"), row["reason"] if blocking else _reason_kind(row), blocking)
+        key = (row.verdict, row.code, row.reason if blocking else _reason_kind(row), blocking)
         group = by_reason.get(key)
         if group is None:
-            group = by_reason[key] = {"rows": [], "blocking": blocking, "verdict": row["verdict"]}
+            group = by_reason[key] = {"rows": [], "blocking": blocking, "verdict": row.verdict}
             groups.append(group)
         group["rows"].append(row)
     flat: list = []
     for group in groups:
         members = group["rows"]
         if len(members) >= (FOLD_AT if not group["blocking"] else FOLD_BLOCKING_AT):
-            reasons = {r["reason"] for r in members}
+            reasons = {r.reason for r in members}
             flat.append({"folded": True, "rows": members, "verdict": group["verdict"],
-                         "label": VERDICT_LABELS.get(group["verdict"], group["verdict"]),
+                         "label": VERDICT_LABELS[group["verdict"]],
                          "blocking": "1" if group["blocking"] else "0",
                          "reason": reasons.pop() if len(reasons) == 1 else _reason_kind(members[0])})
         else:
             for row in members:
-                blocking = group["blocking"] or row["verdict"] in ("chosen", "tried")
+                blocking = group["blocking"] or row.picked
                 flat.append({"folded": False, "rows": [row], "row": row, "blocking": "1" if blocking else "0",
-                             "label": VERDICT_LABELS.get(row["verdict"], row["verdict"])})
+                             "label": VERDICT_LABELS[row.verdict]})
     # Rows alone go back to search order; a fold keeps the place of its first row.
     order = {id(row): n for n, row in enumerate(rows)}
     flat.sort(key=lambda g: order[id(g["rows"][0])])
     return flat
 
 
-def _reason_kind(row: dict) -> str:
+def _reason_kind(row: WhyRow) -> str:
     """The reason without the device-specific tail, to fold e.g. every `selector #0 is false` row together."""
-    return row["reason"].split(":", 1)[0] if row.get("code") else row["reason"]
+    return row.reason.split(":", 1)[0] if row.code else row.reason
 
 
-def replay_data(explanation: dict) -> dict:
+def _why_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.claims:
+        return None
+    notes: list = []
+    return PanelView({"explanation": explanation, "why_requests": why_requests(explanation, notes)}, notes)
+
+
+# --- the replay --------------------------------------------------------------------------------------------
+
+
+def replay_data(explanation: Explanation) -> dict:
     """What the replay needs besides the steps: every device tile and every counter bar at the start."""
     before = {"in-use", "shared"}
     devices = [
-        {"key": f"{pool['pool']}/{d['device']}", "pool": pool["pool"], "device": d["device"],
-         "before": d["state"] if d["state"] in before else None}
-        for pool in explanation.get("deviceMap", []) for d in pool["devices"]
+        {"key": f"{pool.pool}/{d.device}", "pool": pool.pool, "device": d.device,
+         "before": d.state if d.state in before else None}
+        for pool in explanation.device_map for d in pool.devices
     ]
     counters = []
-    for cs in explanation.get("counterSets", []):
-        for c in cs["counters"]:
-            counters.append({"pool": cs["pool"], "counterSet": cs["counterSet"], "counter": c["counter"],
-                             "total": _amount(c["total"]), "before": _amount(c["allocatedBefore"]),
-                             "label": c["total"]})
-    trace = explanation.get("trace") or {"strings": [], "steps": [], "total": 0}
+    for cs in explanation.counter_sets:
+        for c in cs.counters:
+            counters.append({"pool": cs.pool, "counterSet": cs.counter_set, "counter": c.counter,
+                             "total": _amount(c.total), "before": _amount(c.allocated_before), "label": c.total})
+    trace = explanation.trace
     # The steps go to the page as the engine keeps them: arrays of indexes into `strings`
-    # (explain.trace_data), a fifth of the bytes of the same steps as objects.
-    return {"strings": trace["strings"], "steps": trace["steps"], "total": trace["total"], "devices": devices,
+    # (see Replay), a fifth of the bytes of the same steps as objects.
+    return {"strings": trace.strings, "steps": trace.steps, "total": trace.total, "devices": devices,
             "counters": counters}
+
+
+def _replay_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.trace.steps:
+        return None
+    return PanelView({"explanation": explanation, "replay": replay_data(explanation)})
+
+
+# --- pods ----------------------------------------------------------------------------------------------------
 
 
 SCORE_LABELS = {
@@ -265,11 +392,11 @@ def _node_rows(pod) -> tuple[list, list]:
     return rows, [{"reason": reason, "nodes": nodes} for reason, nodes in folded.items()]
 
 
-def pod_views(outcome: Outcome) -> list:
+def pod_views(pods: list, notes: list) -> list:
     """Per pod: its result, the scores of its feasible nodes, and its own why (the chosen node's
     search, or for a pending pod the node DRA rejected that explains it)."""
     views = []
-    for pod in outcome.pods or ():
+    for pod in pods:
         ranking = pod.ranking
         explanation = pod.explanation
         rows, folded = _node_rows(pod)
@@ -280,93 +407,151 @@ def pod_views(outcome: Outcome) -> list:
             "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
             "tied": ranking.tied if ranking and len(ranking.tied) > 1 else [],
             "explanation": explanation,
-            "why_requests": why_requests(explanation) if explanation else [],
+            "why_requests": why_requests(explanation, notes, f"why of pod {pod.namespace}/{pod.name}: ")
+            if explanation else [],
         })
     return views
 
 
-@dataclass(frozen=True)
-class Panel:
-    """One result panel: its template, and what it adds to the page context (None hides it)."""
+def _pods_panel(given: PanelInput) -> PanelView | None:
+    pods = given.outcome.pods
+    if not pods:
+        return None
+    notes: list = []
+    if len(pods) > MAX_ITEMS:
+        shown, hidden = pods[:MAX_ITEMS], pods[MAX_ITEMS:]
+        notes.append(f"{len(pods):,} pods; {_counted(hidden, lambda p: p.outcome)} not listed")
+        pods = shown
+    return PanelView({"pod_views": pod_views(pods, notes)}, notes)
 
-    key: str
-    template: str
-    build: Callable[[dict], dict | None]
+
+# --- the rest ---------------------------------------------------------------------------------------------------
 
 
-def _when(*keys):
-    return lambda ctx: {} if any(ctx.get(k) for k in keys) else None
+def _skew_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    dropped = [w for w in given.outcome.warnings if w.code == DROPPED_ON_CREATE]
+    ignored = explanation.ignored_slices if explanation is not None else []
+    unusable = [p for p in explanation.pools if not p.usable] if explanation is not None else []
+    if not (dropped or ignored or unusable):
+        return None
+    notes = []
+    if len(dropped) > MAX_ITEMS:
+        notes.append(f"{len(dropped) - MAX_ITEMS:,} more dropped fields not listed "
+                     "(the API and `manage.py allocate` list all)")
+        dropped = dropped[:MAX_ITEMS]
+    return PanelView({"dropped_fields": dropped, "ignored_slices": ignored, "unusable_pools": unusable,
+                      "explanation": explanation}, notes)
+
+
+def _nodeops_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.node_operations:
+        return None
+    return PanelView({
+        "node_operations": explanation.node_operations,
+        "kubelet_optional_ops": given.run.component_gates().kubelet.enabled("DRAOptionalNodeOperations"),
+    })
+
+
+def _authz_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.status_authorization:
+        return None
+    return PanelView({"status_authorization": explanation.status_authorization})
+
+
+def device_map_groups(pools: list, notes: list) -> list:
+    """Device tiles grouped by pool, then by the first counter set each device draws on; at most a
+    pool's worth of tiles per pool."""
+    out = []
+    for pool in pools:
+        shown, hidden = _cut(pool.devices, MAX_PER_POOL, lambda d: False)
+        if hidden:
+            notes.append(f"device map of pool {pool.pool}: {len(hidden):,} more devices not drawn "
+                         f"({_counted(hidden, lambda d: d.state, noun='')})")
+        groups: dict = {}
+        for device in shown:
+            groups.setdefault(device.counter_sets[0] if device.counter_sets else None, []).append(device)
+        out.append({"pool": pool, "groups": [{"counter_set": k, "devices": v} for k, v in groups.items()]})
+    return out
+
+
+def _devices_panel(given: PanelInput) -> PanelView | None:
+    explanation = given.outcome.explanation
+    if explanation is None or not explanation.device_map:
+        return None
+    notes: list = []
+    return PanelView({"device_map": device_map_groups(explanation.device_map, notes)}, notes)
 
 
 PANELS = [
-    Panel("pods", "panels/pods.html", lambda ctx: {"pod_views": pod_views(ctx["outcome"])}
-          if ctx["outcome"].pods else None),
-    Panel("skew", "panels/skew.html", _when("dropped_fields", "ignored_slices", "unusable_pools")),
-    Panel("claims", "panels/claims.html", _when("claims")),
-    Panel("counters", "panels/counters.html", _when("counter_sets")),
-    Panel("groups", "panels/groups.html", _when("compatibility")),
-    Panel("capacity", "panels/capacity.html", _when("meters")),
-    Panel("why", "panels/why.html", lambda ctx: {"why_requests": why_requests(ctx["explanation"])}
-          if ctx.get("why") else None),
-    Panel("replay", "panels/replay.html", lambda ctx: {"replay": replay_data(ctx["explanation"])}
-          if ctx.get("explanation") and (ctx["explanation"].get("trace") or {}).get("steps") else None),
-    Panel("nodeops", "panels/nodeops.html", _when("node_operations")),
-    Panel("authz", "panels/authz.html", _when("status_authorization")),
-    Panel("devices", "panels/devices.html", _when("device_map")),
+    Panel("pods", "panels/pods.html", _pods_panel),
+    Panel("skew", "panels/skew.html", _skew_panel),
+    Panel("claims", "panels/claims.html", _claims_panel),
+    Panel("counters", "panels/counters.html", _counters_panel),
+    Panel("groups", "panels/groups.html", _groups_panel),
+    Panel("capacity", "panels/capacity.html", _capacity_panel),
+    Panel("why", "panels/why.html", _why_panel),
+    Panel("replay", "panels/replay.html", _replay_panel),
+    Panel("nodeops", "panels/nodeops.html", _nodeops_panel),
+    Panel("authz", "panels/authz.html", _authz_panel),
+    Panel("devices", "panels/devices.html", _devices_panel),
 ]
 
 
-def page_context(settings: RunRequest, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
-    nodes: list[str] = []
-    if scenario is not None and not scenario.errors:
-        nodes = candidate_nodes(scenario, SliceIndex(scenario.slices))
+# --- the page ----------------------------------------------------------------------------------------------------
+
+
+def _listed(items: list, what: str, notes: list) -> list:
+    if len(items) <= MAX_ITEMS:
+        return items
+    notes.append(f"{len(items) - MAX_ITEMS:,} more {what} not listed (the API and `manage.py allocate` list all)")
+    return items[:MAX_ITEMS]
+
+
+def page_context(run: RunRequest, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
     context = {
-        "settings": settings,
+        "settings": run,
         "components": COMPONENTS,
-        "gate_groups": settings.gate_rows(),
-        "node_choices": nodes,
+        "gate_groups": run.gate_rows(),
+        "node_choices": list(outcome.candidate_nodes) if outcome is not None else [],
         "refused": refused,
         "outcome": outcome,
     }
     if outcome is None:
         context["error_lines_json"] = "[]"
         context["panels"] = []
+        context["summary"] = []
         return context
-    problems = outcome.problems
-    dropped = [w for w in outcome.warnings if w.code == DROPPED_ON_CREATE]
+    notes: list = []
+    if len(outcome.verdicts) > MAX_VERDICTS:
+        shown, hidden = _cut(outcome.verdicts, MAX_VERDICTS, lambda v: v.fits)
+        notes.append(f"{len(outcome.verdicts):,} nodes tried; {_counted(hidden, lambda v: v.message)} not listed")
+        context["verdicts"] = shown
+    else:
+        context["verdicts"] = outcome.verdicts
+    warnings = [w for w in outcome.warnings if w.code != DROPPED_ON_CREATE]
     context.update({
-        "dropped_fields": dropped,
-        "warnings": [w for w in outcome.warnings if w not in dropped],
-        "problems": problems,
+        "problems": _listed(outcome.problems, "errors", notes),
+        "warnings": _listed(warnings, "warnings", notes),
         # Errors and warnings with a line become marks in the editor.
         "error_lines_json": json.dumps([
             {"line": p.line, "message": p.render(), "severity": p.severity}
-            for p in list(problems) + list(outcome.warnings) if p.line is not None
+            for p in list(outcome.problems) + list(outcome.warnings) if p.line is not None
         ]),
-        "claims": claim_views(outcome) + existing_claim_views(scenario),
-        "claims_yaml": yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else "",
         "allocated": outcome.outcome == ALLOCATED,
+        "explanation": outcome.explanation,
     })
-    explanation = outcome.explanation
-    if explanation:
-        context.update({
-            "explanation": explanation,
-            "counter_sets": counter_bars(explanation),
-            "meters": capacity_meters(explanation),
-            "why": explanation["claims"],
-            "node_operations": explanation.get("nodeOperations", []),
-            "compatibility": explanation.get("compatibility", []),
-            "ignored_slices": explanation.get("ignoredSlices", []),
-            "unusable_pools": [p for p in explanation.get("pools", []) if p["state"] != "usable"],
-            "device_map": device_map_groups(explanation.get("deviceMap", [])),
-            "status_authorization": explanation.get("statusAuthorization", []),
-            "kubelet_optional_ops": settings.component_gates().kubelet.enabled("DRAOptionalNodeOperations"),
-        })
+    given = PanelInput(outcome, scenario, run)
     panels = []
     for panel in PANELS:
-        extra = panel.build(context)
-        if extra is not None:
-            context.update(extra)
+        view = panel.build(given)
+        if view is not None:
+            context.update(view.context)
+            notes.extend(view.notes)
             panels.append(panel)
     context["panels"] = panels
+    context["summary"] = notes
     return context
+

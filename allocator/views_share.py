@@ -20,7 +20,7 @@ from allocator.sharing import (
     too_large_message,
 )
 from allocator import gallery
-from allocator.pages import describe, render_run
+from allocator.pages import describe, rate_message, render_run
 from allocator.version import VERSION
 
 
@@ -48,12 +48,6 @@ def _get_shared(share_id: str) -> SharedScenario:
     if shared is None:
         raise Http404(f"There is no shared scenario “{share_id}”.")
     return shared
-
-
-def _rate_message(wait: int) -> str:
-    minutes = max(1, round(wait / 60))
-    return (f"Too many shares from your address in a short time. Try again in about {minutes} "
-            f"minute{'s' if minutes != 1 else ''}.")
 
 
 def _content_length(request) -> int:
@@ -85,7 +79,7 @@ def share_create(request):
         return _share_refused(request, too_large_message(_content_length(request)), 413)
     wait = rate_limited(request)
     if wait:
-        message = _rate_message(wait) + (" Meanwhile, “Link without storing” gives a link that carries the"
+        message = rate_message(wait) + (" Meanwhile, “Link without storing” gives a link that carries the"
                                          " scenario itself: nothing is stored, so no limit applies.")
         return _share_refused(request, message, 429, retry_after=wait)
     settings = read_run_form(form)
@@ -159,7 +153,7 @@ def api_share(request):
         return _api_error(too_large_message(_content_length(request)), 413)
     wait = rate_limited(request)
     if wait:
-        response = _api_error(_rate_message(wait), 429)
+        response = _api_error(rate_message(wait), 429)
         response["Retry-After"] = str(wait)
         return response
     try:

@@ -13,11 +13,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from allocator import compare as comparing
 from allocator.engine.gates import COMPONENTS, GATES
-from allocator.engine.report import outcome_data
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, load_json, rate_limited
-from allocator.pages import render_run
-from allocator.views_share import _rate_message
+from allocator.pages import rate_message, render_run
 from allocator.workshops import library, markdown
 from allocator.workshops.lint import check_lesson
 from allocator.workshops.model import Workshop, parse_workshop
@@ -251,19 +249,18 @@ def _comparison(request, a, b) -> dict:
     """Both sides run on the same node, and what differs: the context of compare.html#comparison."""
     b = replace(b, node=a.node)  # both sides run on the same node, whatever the link says
     sides = []
-    datas = []
+    outcomes = []
     for label, variant in (("A", a), ("B", b)):
         scenario, outcome = run_in_worker(variant)
-        data = outcome_data(outcome, with_explanation=True)
-        datas.append(data)
+        outcomes.append(outcome)
         stateless = fragment(settings_for(variant))
         sides.append({"label": label, "variant": variant, "settings": settings_for(variant),
                       "playground_url": reverse("index") + "#" + stateless if stateless else "",
-                      "outcome": outcome, "data": data,
-                      "pools": (outcome.explanation or {}).get("pools", [])})
+                      "outcome": outcome,
+                      "pools": outcome.explanation.pools if outcome.explanation is not None else []})
     return {
         "sides": sides,
-        "differences": comparing.differences(*datas),
+        "differences": comparing.differences(*outcomes),
         "same_text": a.scenario == b.scenario,
         "link": request.build_absolute_uri(reverse("compare") + "?c=" + comparing.encode(a, b)),
         "gate_differences": _gate_differences(a, b),
@@ -322,7 +319,7 @@ def workshop_share(request):
         return _share_page(request, message=_too_large(request), status=413)
     wait = rate_limited(request, scope="share")
     if wait:
-        return _share_page(request, text=form.get("workshop", ""), message=_rate_message(wait), status=429,
+        return _share_page(request, text=form.get("workshop", ""), message=rate_message(wait), status=429,
                            retry_after=wait)
     text = form.get("workshop", "")
     try:
@@ -359,7 +356,7 @@ def api_workshop_share(request):
         return _api_error(_too_large(request), 413)
     wait = rate_limited(request, scope="share")
     if wait:
-        response = _api_error(_rate_message(wait), 429)
+        response = _api_error(rate_message(wait), 429)
         response["Retry-After"] = str(wait)
         return response
     try:

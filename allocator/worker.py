@@ -1,7 +1,7 @@
 """Allocation runs with hard bounds: each run happens in a worker process with a memory cap and
 is killed when it overruns its time, so no scenario can hold a server process or its memory.
 
-`run_bounded(settings)` is the one entry point for views. It answers from the results cache
+`run_bounded(run)` is the one entry point for views. It answers from the results cache
 when the same input (and the same engine version) ran before, anywhere the cache is shared.
 
 The worker side imports no Django; the parent side reads Django settings only when used.
@@ -53,9 +53,9 @@ def gave_up(reason: str) -> Outcome:
 
 # ---- worker process side -------------------------------------------------------------
 
-def _run_one(settings: RunRequest) -> bytes:
+def _run_one(run: RunRequest) -> bytes:
     try:
-        scenario, outcome = run_request(settings)
+        scenario, outcome = run_request(run)
         return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
         raise
@@ -66,7 +66,7 @@ def _run_one(settings: RunRequest) -> bytes:
 
 
 def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
-    """Worker loop: receive RunRequest, send back ("ok", job(settings)) until the pipe closes."""
+    """Worker loop: receive RunRequest, send back ("ok", job(run)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
     gc.freeze()  # the engine's modules and tables stay for the process: no collection walks them
     if niceness:
@@ -77,12 +77,12 @@ def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     while True:
         try:
-            settings = conn.recv()
+            run = conn.recv()
         except (EOFError, OSError):
             return
         started = time.monotonic()
         try:
-            payload = job(settings)
+            payload = job(run)
         except MemoryError:
             payload = None
         if payload is None:
@@ -177,7 +177,7 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, settings: RunRequest, *, heavy: bool = False) -> Ran:
+    def run(self, run: RunRequest, *, heavy: bool = False) -> Ran:
         """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
         recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
         runs at a lower CPU priority."""
@@ -186,19 +186,19 @@ class WorkerPool:
             raise PoolBusy(f"the allocation workers that may take long runs stayed busy for {self.queue_wait:g} s; "
                            "try again in a moment")
         try:
-            return self._run(settings, waited_until, heavy)
+            return self._run(run, waited_until, heavy)
         finally:
             if heavy:
                 self._heavy_slots.release()
 
-    def _run(self, settings: RunRequest, waited_until: float, heavy: bool) -> Ran:
+    def _run(self, run: RunRequest, waited_until: float, heavy: bool) -> Ran:
         if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
             worker = self._checkout(heavy)
             started = time.monotonic()
             try:
-                worker.conn.send(settings)
+                worker.conn.send(run)
                 if not worker.conn.poll(self.timeout):
                     worker.stop()
                     logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
@@ -262,17 +262,17 @@ def warm_up() -> None:
         get_pool().warm()
 
 
-def result_key(settings: RunRequest) -> str:
+def result_key(run: RunRequest) -> str:
     """Cache key: the engine version plus the digest of everything a run depends on.
     The scenario may be text or the raw bytes of a request body."""
-    scenario = settings.scenario
+    scenario = run.scenario
     raw = scenario if isinstance(scenario, bytes) else scenario.encode("utf-8", "surrogatepass")
-    head = json.dumps({"node": settings.node, "gates": settings.gates}, sort_keys=True, separators=(",", ":"))
+    head = json.dumps({"node": run.node, "gates": run.gates}, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(head.encode("utf-8") + b"\0" + raw).hexdigest()
     return f"run:{VERSION}:{digest}"
 
 
-def run_bounded(settings: RunRequest, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
+def run_bounded(run: RunRequest, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
     `runs.run_request` does; the scenario is None when a bound stopped the run.
@@ -286,29 +286,29 @@ def run_bounded(settings: RunRequest, *, client: str | None = None) -> tuple[Sce
 
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
-    from django.conf import settings as django_settings
+    from django.conf import settings
 
     from allocator import fairness, safe_cache
 
-    key = result_key(settings)
+    key = result_key(run)
     cached = safe_cache.get(key)
     if cached is not None:
         return pickle.loads(cached)
     with fairness.admitted(client):
-        if getattr(django_settings, "ALLOCATOR_ISOLATION", "process") == "inline":
+        if getattr(settings, "ALLOCATOR_ISOLATION", "process") == "inline":
             started = time.monotonic()
-            payload = _run_one(settings)
+            payload = _run_one(run)
             ran = Ran(payload, True, time.monotonic() - started)
         else:
             try:
-                ran = get_pool().run(settings, heavy=fairness.heavy(client))
+                ran = get_pool().run(run, heavy=fairness.heavy(client))
             except PoolBusy as exc:
                 return None, gave_up(str(exc))
     result = pickle.loads(ran.payload)
     if _met_time_limit(ran, result[1]):
         fairness.charge_slow_run(client)
-    elif len(ran.payload) <= getattr(django_settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
-        seconds = getattr(django_settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
+    elif len(ran.payload) <= getattr(settings, "RESULTS_CACHE_MAX_BYTES", CACHE_MAX_BYTES):
+        seconds = getattr(settings, "RESULTS_CACHE_SECONDS", CACHE_SECONDS)
         safe_cache.set(key, ran.payload, timeout=seconds if ran.finished else STOPPED_CACHE_SECONDS)
     return result
 

@@ -12,35 +12,55 @@ from decimal import Decimal
 from allocator.engine.allocate import Allocator, Fatal, SearchLimit
 from allocator.engine.capacity import device_capacities, status_name
 from allocator.engine.counters import GroupState
+from allocator.engine.explanation import (
+    BlockedAt,
+    CapacityAmount,
+    CapacityShare,
+    ClaimWhy,
+    CompatibilityGroups,
+    CounterMember,
+    CounterSetUse,
+    CounterUse,
+    DeviceCapacity,
+    DriverWriter,
+    Explanation,
+    GroupMember,
+    GroupStep,
+    IgnoredSlice,
+    KubeletCall,
+    MapDevice,
+    MapPool,
+    NodeOperations,
+    PoolState,
+    Replay,
+    RequestWhy,
+    StatusWriters,
+    WhyRow,
+)
 from allocator.engine.pools import SliceIndex, ignored_slices
 from allocator.engine.refusals import TaintNotTolerated
 from allocator.engine.refusals import quantity_text as _q
 from allocator.engine.results import build_allocation
 from allocator.engine.trace import DONE, ENTER, PICK, REJECT, UNDO, SearchRecorder
+from allocator.engine.vocabulary import IN_USE_CODES, RowCode, Verdict
 
-CHOSEN = "chosen"
-TRIED = "tried"
-REJECTED = "rejected"
-NOT_NEEDED = "not-needed"
-NOT_USED = "not-used"
-NOT_REACHED = "not-reached"
-IN_USE_CODES = ("in-use", "same-claim")
-CONSTRAINT_CODE = "constraint"
+CHOSEN, TRIED, REJECTED = Verdict.CHOSEN, Verdict.TRIED, Verdict.REJECTED
+NOT_NEEDED, NOT_USED, NOT_REACHED = Verdict.NOT_NEEDED, Verdict.NOT_USED, Verdict.NOT_REACHED
 
 
-def _row(device, pool, verdict: str, code: str | None, reason: str, refusal=None) -> dict:
-    entry = {"device": device.name, "pool": pool.id_str, "slice": device.slice_name, "driver": device.driver,
-             "verdict": verdict, "code": code, "reason": reason}
+def _row(device, pool, verdict: Verdict, code: RowCode | None, reason: str, refusal=None, *,
+         consumed_capacity: dict | None = None, would: RowCode | None = None) -> WhyRow:
+    facts = counter_set = held_by = state_dependent = None
     if refusal is not None:
-        data = refusal.as_dict()
-        if "facts" in data:
-            entry["facts"] = data["facts"]
-            if "counterSet" in data["facts"]:
-                entry["counterSet"] = data["facts"]["counterSet"]
-        if "heldBy" in data:
-            entry["heldBy"] = data["heldBy"]
-        entry["stateDependent"] = bool(refusal.state_dependent)
-    return entry
+        facts = refusal.facts() or None
+        if facts is not None:
+            counter_set = facts.get("counterSet")
+        held_by = [h.as_dict() for h in refusal.holders()] or None
+        state_dependent = bool(refusal.state_dependent)
+    return WhyRow(device=device.name, pool=pool.id_str, slice=device.slice_name, driver=device.driver,
+                  verdict=verdict, code=code, reason=reason, facts=facts, counter_set=counter_set,
+                  held_by=held_by, state_dependent=state_dependent, consumed_capacity=consumed_capacity,
+                  would=would)
 
 
 def _independent_refusal(allocator: Allocator, rd, device):
@@ -74,14 +94,13 @@ def _request_rows(allocator: Allocator, recorder: SearchRecorder, rd, visit: lis
             rows.append(_row(device, pool, NOT_REACHED, None,
                              "not reached: the search did not get to this request in the reported attempt"))
         elif row is not None and row.pick is not None and not row.undone:
-            entry = _row(device, pool, CHOSEN if success else TRIED, None if success else "given-up",
-                         "chosen" if success else
-                         "picked in the furthest attempt, which then failed at a later request or device")
-            if row.pick.consumed:
-                entry["consumedCapacity"] = {k: str(v) for k, v in row.pick.consumed.items()}
-            rows.append(entry)
+            consumed = {k: str(v) for k, v in row.pick.consumed.items()} if row.pick.consumed else None
+            rows.append(_row(device, pool, CHOSEN if success else TRIED, None if success else RowCode.GIVEN_UP,
+                             "chosen" if success else
+                             "picked in the furthest attempt, which then failed at a later request or device",
+                             consumed_capacity=consumed))
         elif row is not None and row.pick is not None:
-            rows.append(_row(device, pool, TRIED, "backtracked",
+            rows.append(_row(device, pool, TRIED, RowCode.BACKTRACKED,
                              "picked, then given up: the rest of the search could not be completed with it"))
         elif row is not None:
             rows.append(_row(device, pool, REJECTED, row.refusal.code, row.refusal.text(), row.refusal))
@@ -90,15 +109,15 @@ def _request_rows(allocator: Allocator, recorder: SearchRecorder, rd, visit: lis
             if refusal is not None:
                 rows.append(_row(device, pool, REJECTED, refusal.code, refusal.text(), refusal))
             else:
-                rows.append(_row(device, pool, REJECTED, "capacity", "its capacity cannot hold the request"))
+                rows.append(_row(device, pool, REJECTED, RowCode.CAPACITY, "its capacity cannot hold the request"))
         elif satisfied:
             refusal = _independent_refusal(allocator, rd, device)
             reason = f"not needed: the request already had its {rd.num_devices} device(s)"
-            entry = _row(device, pool, NOT_NEEDED, None, reason)
             if refusal is not None:
-                entry["reason"] = f"{reason}; it would fail anyway: {refusal.text()}"
-                entry["would"] = refusal.code
-            rows.append(entry)
+                rows.append(_row(device, pool, NOT_NEEDED, None, f"{reason}; it would fail anyway: {refusal.text()}",
+                                 would=refusal.code))
+            else:
+                rows.append(_row(device, pool, NOT_NEEDED, None, reason))
         else:
             rows.append(_row(device, pool, NOT_REACHED, None,
                              "not reached: the search stopped before it got to this device"))
@@ -106,8 +125,8 @@ def _request_rows(allocator: Allocator, recorder: SearchRecorder, rd, visit: lis
 
 
 def explain(allocator: Allocator, recorder: SearchRecorder, *, max_candidates: int = 2000,
-            approximate: str | None = None) -> dict:
-    """Plain data for the reports and the web page, from the search's record."""
+            approximate: str | None = None) -> Explanation:
+    """The explanation the reports, the API and the web page show, from the search's record."""
     success = recorder.success
     if not success:
         # The attempt's state is unwound after a failure: take the reported picks again, so
@@ -135,44 +154,43 @@ def explain(allocator: Allocator, recorder: SearchRecorder, *, max_candidates: i
                 else:
                     state = "visited"
                 rows = _request_rows(allocator, recorder, rd, visits.get(key), state, max_candidates)
-                requests.append({
-                    "blocked": blocked is rd,
-                    "request": rd.name,
-                    "deviceClassName": rd.request.class_name,
-                    "allocationMode": rd.request.mode,
-                    "count": rd.num_devices,
-                    "subrequestChosen": (used_sub == si) if request.exactly is None and success else None,
-                    "chosen": [row["pool"] + "/" + row["device"] for row in rows if row["verdict"] == CHOSEN],
-                    "candidates": rows,
-                })
-        claims.append({"claim": claim.key, "requests": requests})
+                requests.append(RequestWhy(
+                    blocked=blocked is rd,
+                    request=rd.name,
+                    device_class_name=rd.request.class_name,
+                    allocation_mode=rd.request.mode,
+                    count=rd.num_devices,
+                    subrequest_chosen=(used_sub == si) if request.exactly is None and success else None,
+                    chosen=[row.pool + "/" + row.device for row in rows if row.verdict == CHOSEN],
+                    candidates=rows,
+                ))
+        claims.append(ClaimWhy(claim=claim.key, requests=requests))
 
     blocked_at = None
     if blocked is not None:
-        blocked_at = {"claim": allocator.claims[blocked.claim_index].key, "request": blocked.name}
-    explanation = {
-        "node": allocator.node.name,
-        "success": success,
-        "outcome": recorder.outcome,
-        "blockedAt": blocked_at,
-        "headline": None if success else _headline(allocator, recorder, claims),
-        "approximate": approximate,
-        "pools": [_pool_entry(p) for p in allocator.pools],
-        "claims": claims,
-        "counterSets": _counter_sets(allocator, claims),
-        "capacity": _capacity(allocator),
-        "nodeOperations": _node_operations(allocator, success),
-        "statusAuthorization": _status_authorization(allocator, success),
-        "compatibility": _compatibility(allocator, claims),
-        "ignoredSlices": [
-            {"slice": s.name, "pool": f"{s.driver}/{s.pool}", "reason": reason}
+        blocked_at = BlockedAt(claim=allocator.claims[blocked.claim_index].key, request=blocked.name)
+    return Explanation(
+        node=allocator.node.name,
+        success=success,
+        outcome=recorder.outcome,
+        blocked_at=blocked_at,
+        headline=None if success else _headline(allocator, recorder, claims),
+        approximate=approximate,
+        pools=[_pool_entry(p) for p in allocator.pools],
+        claims=claims,
+        counter_sets=_counter_sets(allocator, claims),
+        capacity=_capacity(allocator),
+        node_operations=_node_operations(allocator, success),
+        status_authorization=_status_authorization(allocator, success),
+        compatibility=_compatibility(allocator, claims),
+        ignored_slices=[
+            IgnoredSlice(slice=s.name, pool=f"{s.driver}/{s.pool}", reason=reason)
             for s, reason in ignored_slices(allocator.node, SliceIndex(allocator.all_slices), allocator.features)
         ] if allocator.all_slices is not None else [],
-        "deviceMap": _device_map(allocator, success),
-        "steps": allocator.steps,
-        "trace": trace_data(allocator, recorder),
-    }
-    return explanation
+        device_map=_device_map(allocator, success),
+        steps=allocator.steps,
+        trace=trace_data(allocator, recorder),
+    )
 
 
 # --- the headline of a pending claim ----------------------------------------------------------------
@@ -198,8 +216,8 @@ def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> s
 
 def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: list, rd) -> str:
     claim = allocator.claims[rd.claim_index]
-    rows = next((r["candidates"] for c in claims if c["claim"] == claim.key
-                 for r in c["requests"] if r["request"] == rd.name), [])
+    rows = next((r.candidates for c in claims if c.claim == claim.key
+                 for r in c.requests if r.request == rd.name), [])
     node = allocator.node.name
     prefix = ""
     need = rd.num_devices
@@ -213,19 +231,20 @@ def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: li
         unusable = [p for p in allocator.pools if not p.usable]
         extra = f" ({', '.join(p.id_str for p in unusable)} not usable)" if unusable else ""
         return f"{prefix}{asks}; node {node} has no devices in usable pools{extra}"
-    failing = [r for r in rows if r["verdict"] == REJECTED and not r.get("stateDependent")]
-    passing = [r for r in rows if r not in failing and r["verdict"] != NOT_REACHED]
+    failing = [r for r in rows if r.verdict == REJECTED and not r.state_dependent]
+    failing_ids = {id(r) for r in failing}
+    passing = [r for r in rows if id(r) not in failing_ids and r.verdict != NOT_REACHED]
     if not passing:
-        codes = {(r["code"], r["reason"]) for r in failing}
+        codes = {(r.code, r.reason) for r in failing}
         if len(codes) == 1:
             ((code, reason),) = codes
             return f"{prefix}every device on {node} fails for {asks.split(' needs')[0]}: {reason}"
         counts: dict = {}
         for r in failing:
-            counts[r["code"]] = counts.get(r["code"], 0) + 1
+            counts[r.code] = counts.get(r.code, 0) + 1
         detail = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: -kv[1]))
         return f"{prefix}{asks}; no device on {node} passes its checks ({detail})"
-    held = [r for r in passing if r["verdict"] == REJECTED]
+    held = [r for r in passing if r.verdict == REJECTED]
     if len(passing) < need:
         if not held:
             taken = "it is not taken" if len(passing) == 1 else (
@@ -233,24 +252,24 @@ def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: li
             return (f"{prefix}{asks}; on {node} {_plural(len(passing), 'device')} {_pass(passing)} its selectors "
                     f"and {taken}; no {need} exist")
         return (f"{prefix}{asks}; on {node} only {_plural(len(passing), 'device')} {_pass(passing)} its "
-                f"selectors, and {held[0]['device']} is not free: {held[0]['reason']}")
+                f"selectors, and {held[0].device} is not free: {held[0].reason}")
     if held:
-        constrained = [r for r in held if r["code"] == CONSTRAINT_CODE]
-        taken = [r for r in held if r["code"] in IN_USE_CODES]
-        other = [r for r in held if r["code"] not in IN_USE_CODES and r["code"] != CONSTRAINT_CODE]
+        constrained = [r for r in held if r.code == RowCode.CONSTRAINT]
+        taken = [r for r in held if r.code in IN_USE_CODES]
+        other = [r for r in held if r.code not in IN_USE_CODES and r.code != RowCode.CONSTRAINT]
         parts = []
         if constrained:
             # A constraint over the picks made so far is the reason the free devices did not do.
-            had = [r["device"] for r in rows if r["verdict"] == TRIED]
+            had = [r.device for r in rows if r.verdict == TRIED]
             with_picks = f"with {', '.join(had)} picked, " if had else ""
             verb = "is" if len(constrained) == 1 else "are"
             parts.append(f"{with_picks}{_names(constrained)} {verb} ruled out by a constraint: "
-                         f"{constrained[0]['reason']}")
+                         f"{constrained[0].reason}")
         if other:
-            parts.append(f"{other[0]['device']} would fit alone but {other[0]['reason']}")
+            parts.append(f"{other[0].device} would fit alone but {other[0].reason}")
         if taken:
             verb = "is" if len(taken) == 1 else "are"
-            parts.append(f"{_names(taken)} {verb} taken ({taken[0]['reason']})")
+            parts.append(f"{_names(taken)} {verb} taken ({taken[0].reason})")
         return f"{prefix}{asks}; " + "; ".join(parts)
     return (f"{prefix}{asks}; {_plural(len(passing), 'device')} {_pass(passing)} its selectors, but no {need} "
             "of them fit together with the other requests and constraints")
@@ -258,7 +277,7 @@ def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: li
 
 def _names(rows: list) -> str:
     """The first three devices of the rows, and an ellipsis for more."""
-    return ", ".join(r["device"] for r in rows[:3]) + (" …" if len(rows) > 3 else "")
+    return ", ".join(r.device for r in rows[:3]) + (" …" if len(rows) > 3 else "")
 
 
 def _pass(rows: list) -> str:
@@ -268,11 +287,9 @@ def _pass(rows: list) -> str:
 # --- the replay ---------------------------------------------------------------------------------------
 
 
-def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
-    """The recorded steps for the replay (bounded; `total` counts every step), compact: each step is
-    [kind, claim, request, pool, device, reason or outcome, counters, code] with every
-    string an index into `strings`, counters as [[counter set, counter, amount]]. A search repeats
-    a few names and reasons hundreds of times; `with_steps` turns the steps into objects."""
+def trace_data(allocator: Allocator, recorder: SearchRecorder) -> Replay:
+    """The recorded steps for the replay (bounded; `total` counts every step), compact (see Replay):
+    a search repeats a few names and reasons hundreds of times."""
     strings: list = []
     index: dict = {}
 
@@ -307,7 +324,7 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
             known = reasons.get(id(step.detail))
             if known is None:
                 known = reasons[id(step.detail)] = (step.detail, ref(step.detail.text()))
-            text, code = known[1], ref(step.detail.code)
+            text, code = known[1], ref(step.detail.code.value)
         elif step.kind in (PICK, UNDO):
             pick = step.detail
             if pick.pays_counters:
@@ -316,51 +333,33 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> dict:
         elif step.kind == DONE:
             text = ref(step.detail)
         steps.append([kinds[step.kind], claim, request, pool, device, text, counters, code])
-    return {"strings": strings, "steps": steps, "total": recorder.total, "shown": len(steps)}
+    return Replay(strings=strings, steps=steps, total=recorder.total, shown=len(steps))
 
 
-def with_steps(explanation: dict | None) -> dict | None:
-    """The explanation as the API and the CLI print it: each replay step an object
-    ({"kind", "claim", "request", "device", "pool", "code", "reason", "counters", "outcome"}, the
-    ones that apply)."""
-    trace = (explanation or {}).get("trace")
-    if not trace or "strings" not in trace:
-        return explanation
-    strings = trace["strings"]
-    steps = []
-    for kind, claim, request, pool, device, text, counters, code in trace["steps"]:
-        entry = {"kind": strings[kind]}
-        if claim is not None:
-            entry["claim"], entry["request"] = strings[claim], strings[request]
-        if device is not None:
-            entry["device"], entry["pool"] = strings[device], strings[pool]
-        if code is not None:
-            entry["code"] = strings[code]
-        if text is not None:
-            entry["outcome" if entry["kind"] == DONE else "reason"] = strings[text]
-        if counters:
-            entry["counters"] = [{"counterSet": strings[s], "counter": strings[c], "amount": amount}
-                                 for s, c, amount in counters]
-        steps.append(entry)
-    return {**explanation, "trace": {"steps": steps, "total": trace["total"], "shown": trace["shown"]}}
+def with_steps(explanation: Explanation | None) -> dict | None:
+    """The explanation as the API and the CLI print it (each replay step an object)."""
+    return explanation.as_dict() if explanation is not None else None
 
 
-def _pool_entry(pool) -> dict:
-    state = "usable"
+def _pool_state(pool) -> str:
     if pool.incomplete:
-        state = "incomplete"
-    elif pool.invalid:
-        state = "invalid"
-    return {
-        "pool": pool.id_str,
-        "generation": pool.generation,
-        "state": state,
-        "reason": pool.invalid or pool.incomplete_reason,
-        "slices": [s.name for s in pool.device_slices],
-        "counterSlices": [s.name for s in pool.counter_slices],
-        "otherSlices": [s.name for s in pool.other_device_slices],
-        "devices": sum(len(s.devices) for s in pool.device_slices),
-    }
+        return "incomplete"
+    if pool.invalid:
+        return "invalid"
+    return "usable"
+
+
+def _pool_entry(pool) -> PoolState:
+    return PoolState(
+        pool=pool.id_str,
+        generation=pool.generation,
+        state=_pool_state(pool),
+        reason=pool.invalid or pool.incomplete_reason,
+        slices=[s.name for s in pool.device_slices],
+        counter_slices=[s.name for s in pool.counter_slices],
+        other_slices=[s.name for s in pool.other_device_slices],
+        devices=sum(len(s.devices) for s in pool.device_slices),
+    )
 
 
 def _drawing_on(devices, counter_set: str):
@@ -373,8 +372,8 @@ def _drawing_on(devices, counter_set: str):
 
 def _all_candidates(claims: list):
     for claim in claims:
-        for request in claim["requests"]:
-            yield from request["candidates"]
+        for request in claim.requests:
+            yield from request.candidates
 
 
 def _counter_sets(allocator: Allocator, claims: list) -> list:
@@ -386,8 +385,8 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
                 now_by_pool.setdefault((pick.device.driver, pick.device.pool), set()).add((entry.counter_set, pick.device.name))
     blocking: dict = {}  # (pool, counter set) -> devices refused for it
     for cand in _all_candidates(claims):
-        if cand.get("counterSet"):
-            blocking.setdefault((cand["pool"], cand["counterSet"]), set()).add(cand["device"])
+        if cand.counter_set:
+            blocking.setdefault((cand.pool, cand.counter_set), set()).add(cand.device)
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:
             continue
@@ -398,31 +397,31 @@ def _counter_sets(allocator: Allocator, claims: list) -> list:
             for counter, total in counter_set.counters.items():
                 left = available.get(name, {}).get(counter, total.value)
                 now = consumed.get(name, {}).get(counter, Decimal(0))
-                counters.append({
-                    "counter": counter,
-                    "total": str(total),
-                    "allocatedBefore": _q(total.value - left, total),
-                    "allocatedNow": _q(now, total),
-                    "free": _q(left - now, total),
-                })
+                counters.append(CounterUse(
+                    counter=counter,
+                    total=str(total),
+                    allocated_before=_q(total.value - left, total),
+                    allocated_now=_q(now, total),
+                    free=_q(left - now, total),
+                ))
             members = [
-                {
-                    "device": device.name,
-                    "groups": list(entry.groups),
-                    "allocatedBefore": allocator.allocated.is_allocated(device.id),
-                    "allocatedNow": (name, device.name) in now_by_pool.get(pool.id, set()),
-                }
+                CounterMember(
+                    device=device.name,
+                    groups=list(entry.groups),
+                    allocated_before=allocator.allocated.is_allocated(device.id),
+                    allocated_now=(name, device.name) in now_by_pool.get(pool.id, set()),
+                )
                 for device, entry in _drawing_on(pool.all_pool_devices(), name)
             ]
             state = allocator.attempt.group_state(pool, name)
-            out.append({
-                "blocks": sorted(blocking.get((pool.id_str, name), ())),
-                "pool": pool.id_str,
-                "counterSet": name,
-                "counters": counters,
-                "devices": members,
-                "groups": state.describe() if allocator.features.compatibility_groups else None,
-            })
+            out.append(CounterSetUse(
+                blocks=sorted(blocking.get((pool.id_str, name), ())),
+                pool=pool.id_str,
+                counter_set=name,
+                counters=counters,
+                devices=members,
+                groups=state.describe() if allocator.features.compatibility_groups else None,
+            ))
     return out
 
 
@@ -452,13 +451,13 @@ def _capacity(allocator: Allocator) -> list:
     for ci, picks in enumerate(allocator.results):
         for pick in picks:
             if pick.consumed is not None:
-                shares.setdefault(pick.device.id, []).append({
-                    "claim": allocator.claims[ci].key,
-                    "request": pick.rd.name,
-                    "shareID": pick.share_id,
-                    "consumedCapacity": {k: str(v) for k, v in pick.consumed.items()},
-                    "requested": {k: str(v) for k, v in (pick.rd.request.capacity_requests or {}).items()},
-                })
+                shares.setdefault(pick.device.id, []).append(CapacityShare(
+                    claim=allocator.claims[ci].key,
+                    request=pick.rd.name,
+                    share_id=pick.share_id,
+                    consumed_capacity={k: str(v) for k, v in pick.consumed.items()},
+                    requested={k: str(v) for k, v in (pick.rd.request.capacity_requests or {}).items()},
+                ))
     for pool in allocator.pools:
         if not pool.usable:
             continue
@@ -466,16 +465,16 @@ def _capacity(allocator: Allocator) -> list:
             if not device.allow_multiple or not allocator.features.consumable_capacity:
                 continue
             before = allocator.allocated.capacity.get(device.id, {})
-            out.append({
-                "device": device.id_str,
-                "capacity": {
-                    status_name(key, device): {
-                        "value": str(cap.value), "allocatedBefore": _q(before.get(key, Decimal(0)), cap.value),
-                        "policy": _policy_text(cap.policy)}
+            out.append(DeviceCapacity(
+                device=device.id_str,
+                capacity={
+                    status_name(key, device): CapacityAmount(
+                        value=str(cap.value), allocated_before=_q(before.get(key, Decimal(0)), cap.value),
+                        policy=_policy_text(cap.policy))
                     for key, (_, cap) in device_capacities(device).items()
                 },
-                "sharesNow": shares.get(device.id, []),
-            })
+                shares_now=shares.get(device.id, []),
+            ))
     return out
 
 
@@ -485,8 +484,8 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
         return []
     rejected: dict = {}
     for cand in _all_candidates(claims):
-        if cand.get("code") == "groups":
-            rejected.setdefault((cand["pool"], cand["device"]), cand["reason"])
+        if cand.code == RowCode.GROUPS:
+            rejected.setdefault((cand.pool, cand.device), cand.reason)
     out = []
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:
@@ -506,21 +505,21 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
                         if pick.device.pool == pool.name and pick.device.driver == pool.driver \
                                 and entry.counter_set == name:
                             state = state.add(frozenset(entry.groups))
-                            steps.append({"device": pick.device.name, "groups": sorted(entry.groups),
-                                          "after": state.describe()})
+                            steps.append(GroupStep(device=pick.device.name, groups=sorted(entry.groups),
+                                                   after=state.describe()))
             members = [
-                {"device": device.name, "groups": sorted(entry.groups),
-                 "rejected": rejected.get((pool.id_str, device.name))}
+                GroupMember(device=device.name, groups=sorted(entry.groups),
+                            rejected=rejected.get((pool.id_str, device.name)))
                 for device, entry in _drawing_on(pool.devices(), name)
             ]
-            out.append({
-                "pool": pool.id_str,
-                "counterSet": name,
-                "baseline": baseline.get(name, GroupState()).describe(),
-                "steps": steps,
-                "final": state.describe(),
-                "devices": members,
-            })
+            out.append(CompatibilityGroups(
+                pool=pool.id_str,
+                counter_set=name,
+                baseline=baseline.get(name, GroupState()).describe(),
+                steps=steps,
+                final=state.describe(),
+                devices=members,
+            ))
     return out
 
 
@@ -548,18 +547,18 @@ def _status_authorization(allocator: Allocator, success: bool) -> list:
                     and fields[0].get("operator") == "In" and len(fields[0].get("values") or []) == 1):
                 pinned = fields[0]["values"][0]
         drivers = sorted({p.device.driver for p in picks})
-        out.append({
-            "claim": allocator.claims[ci].key,
-            "pinnedToNode": pinned,
-            "drivers": [
-                {
-                    "driver": driver,
-                    "verbs": (["associated-node:update", "associated-node:patch", "arbitrary-node:update",
-                               "arbitrary-node:patch"] if pinned else ["arbitrary-node:update", "arbitrary-node:patch"]),
-                }
+        out.append(StatusWriters(
+            claim=allocator.claims[ci].key,
+            pinned_to_node=pinned,
+            drivers=[
+                DriverWriter(
+                    driver=driver,
+                    verbs=(["associated-node:update", "associated-node:patch", "arbitrary-node:update",
+                            "arbitrary-node:patch"] if pinned else ["arbitrary-node:update", "arbitrary-node:patch"]),
+                )
                 for driver in drivers
             ],
-        })
+        ))
     return out
 
 
@@ -581,13 +580,13 @@ def _node_operations(allocator: Allocator, success: bool) -> list:
             by_driver.setdefault(pick.device.driver, []).append(skip)
         for driver, skips in by_driver.items():
             skipped = set.intersection(*skips) if skips else set()
-            out.append({
-                "claim": allocator.claims[ci].key,
-                "driver": driver,
-                "calls": [{"call": call, "runs": call not in skipped} for call in KUBELET_CALLS],
-                "skips": any(skips),
-                "nodeDeclaresFeature": declared,
-            })
+            out.append(NodeOperations(
+                claim=allocator.claims[ci].key,
+                driver=driver,
+                calls=[KubeletCall(call=call, runs=call not in skipped) for call in KUBELET_CALLS],
+                skips=any(skips),
+                node_declares_feature=declared,
+            ))
     return out
 
 
@@ -620,14 +619,14 @@ def _device_map(allocator: Allocator, success: bool) -> list:
                         state = "tainted"
                     else:
                         state = "free"
-                devices.append({
-                    "device": device.name,
-                    "slice": s.name,
-                    "state": state,
-                    "blockedBy": blocked_by,
-                    "counterSets": [c.counter_set for c in device.consumes],
-                })
-        pools.append({"pool": pool.id_str, "state": _pool_entry(pool)["state"], "devices": devices})
+                devices.append(MapDevice(
+                    device=device.name,
+                    slice=s.name,
+                    state=state,
+                    blocked_by=blocked_by,
+                    counter_sets=[c.counter_set for c in device.consumes],
+                ))
+        pools.append(MapPool(pool=pool.id_str, state=_pool_state(pool), devices=devices))
     return pools
 
 

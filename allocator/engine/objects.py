@@ -644,7 +644,7 @@ class ClaimRequest:
 
 
 @dataclass(frozen=True)
-class Constraint:
+class DeviceConstraint:
     requests: tuple
     match_attribute: str | None
     distinct_attribute: str | None
@@ -761,7 +761,7 @@ def claim_spec_parts(spec: dict) -> tuple[tuple, tuple, tuple]:
             )
         )
     constraints = tuple(
-        Constraint(
+        DeviceConstraint(
             tuple(c.get("requests") or ()),
             c.get("matchAttribute") or None,
             c.get("distinctAttribute") or None,

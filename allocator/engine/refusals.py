@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from allocator.engine.quantity import Quantity
+from allocator.engine.vocabulary import RowCode
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,7 @@ def _quantity_text(amount: Decimal, format_name: str) -> str:
 class Refusal:
     """Base of every refusal. `code` is stable; `state_dependent` says whether the moment matters."""
 
-    code = "refused"
+    code: RowCode  # every refusal class names its own
     state_dependent = False
 
     def text(self) -> str:
@@ -96,7 +97,7 @@ class SelectorFalse(Refusal):
     name: str  # the class name, or the claim's namespace/name
     index: int
     expression: str
-    code = "selector"
+    code = RowCode.SELECTOR
 
     def text(self) -> str:
         where = f"device class {self.name}" if self.owner == "class" else "request"
@@ -108,7 +109,7 @@ class SelectorFalse(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class BindingGateOff(Refusal):
-    code = "binding-gate"
+    code = RowCode.BINDING_GATE
 
     def text(self) -> str:
         return "device has bindingConditions but DRADeviceBindingConditions is disabled"
@@ -116,7 +117,7 @@ class BindingGateOff(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class DeviceNodeMismatch(Refusal):
-    code = "device-node"
+    code = RowCode.DEVICE_NODE
 
     def text(self) -> str:
         return "the device's own node selection does not include this node"
@@ -124,7 +125,7 @@ class DeviceNodeMismatch(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class NodeOperationsGateOff(Refusal):
-    code = "node-ops-gate"
+    code = RowCode.NODE_OPS_GATE
 
     def text(self) -> str:
         return "its slice sets skipNodeOperations but DRAOptionalNodeOperations is disabled in the scheduler"
@@ -132,7 +133,7 @@ class NodeOperationsGateOff(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class NodeOperationsUndeclared(Refusal):
-    code = "node-ops-undeclared"
+    code = RowCode.NODE_OPS_UNDECLARED
 
     def text(self) -> str:
         return ("its slice sets skipNodeOperations but the node does not declare DRAOptionalNodeOperations "
@@ -141,7 +142,7 @@ class NodeOperationsUndeclared(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class PartitionableGateOff(Refusal):
-    code = "partitionable-gate"
+    code = RowCode.PARTITIONABLE_GATE
 
     def text(self) -> str:
         return "device consumes counters but DRAPartitionableDevices is disabled"
@@ -150,7 +151,7 @@ class PartitionableGateOff(Refusal):
 @dataclass(frozen=True, slots=True)
 class TaintNotTolerated(Refusal):
     taint: object  # objects.Taint
-    code = "taint"
+    code = RowCode.TAINT
 
     def text(self) -> str:
         value = f"={self.taint.value}" if self.taint.value else ""
@@ -163,7 +164,7 @@ class TaintNotTolerated(Refusal):
 @dataclass(frozen=True, slots=True)
 class CapacityMissing(Refusal):
     names: tuple
-    code = "capacity-missing"
+    code = RowCode.CAPACITY_MISSING
 
     def text(self) -> str:
         return "device has no capacity named " + ", ".join(self.names)
@@ -176,7 +177,7 @@ class CapacityMissing(Refusal):
 class PolicyRefuses(Refusal):
     capacity: str
     amount: Quantity
-    code = "policy"
+    code = RowCode.POLICY
 
     def text(self) -> str:
         return f"capacity {self.capacity}: {self.amount} is not allowed by the device's requestPolicy"
@@ -194,7 +195,7 @@ class NoRoomLeft(Refusal):
 
     needed: int
     constraint: str | None = None  # set when a constraint leaves too few values
-    code = "no-room"
+    code = RowCode.NO_ROOM
 
     def text(self) -> str:
         if self.constraint:
@@ -208,7 +209,7 @@ class NoRoomLeft(Refusal):
 @dataclass(frozen=True, slots=True)
 class InUse(Refusal):
     held_by: tuple = ()
-    code = "in-use"
+    code = RowCode.IN_USE
     state_dependent = True
 
     def text(self) -> str:
@@ -224,7 +225,7 @@ class InUse(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class SameClaim(Refusal):
-    code = "same-claim"
+    code = RowCode.SAME_CLAIM
     state_dependent = True
 
     def text(self) -> str:
@@ -237,7 +238,7 @@ class GroupsIncompatible(Refusal):
     current: str  # the set's groups at that moment, described
     groups: tuple  # the device's groups
     set_by: tuple = ()  # Holders whose devices fixed the current groups
-    code = "groups"
+    code = RowCode.GROUPS
     state_dependent = True
 
     def text(self) -> str:
@@ -266,7 +267,7 @@ class CounterShort(Refusal):
     need: str  # what the device would take, as a quantity ("" when it takes none of it)
     left: str  # what was left at that moment
     held_by: tuple = ()  # Holders with the amounts they consume from this counter
-    code = "counter"
+    code = RowCode.COUNTER
     state_dependent = True
 
     def text(self) -> str:
@@ -288,7 +289,7 @@ class CapacityShort(Refusal):
     need: str
     free: str
     held_by: tuple = ()
-    code = "capacity"
+    code = RowCode.CAPACITY
     state_dependent = True
 
     def text(self) -> str:
@@ -310,7 +311,7 @@ class ConstraintMismatch(Refusal):
     value: str | None = None  # the device's value, displayed
     other: str | None = None  # the value it conflicts with, displayed
     fixed_by: tuple = ()  # Holders: the device(s) picked earlier that fixed the value
-    code = "constraint"
+    code = RowCode.CONSTRAINT
 
     @property
     def state_dependent(self) -> bool:

@@ -1,14 +1,17 @@
 """Rendering an outcome: the machine-readable object and the human-readable report."""
 from __future__ import annotations
 
+import enum
 import json
 
 import yaml
 
 from allocator.engine.explain import with_steps
+from allocator.engine.explanation import Explanation
 from allocator.engine.pods import INVALID_POD, PENDING, SCHEDULED
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 from allocator.engine.statusauth.outcome import report_lines
+from allocator.engine.vocabulary import Verdict
 
 
 def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
@@ -45,6 +48,7 @@ def _str_representer(dumper, value):
 
 
 YamlDumper.add_representer(str, _str_representer)
+YamlDumper.add_multi_representer(enum.Enum, lambda dumper, value: _str_representer(dumper, value.value))
 
 
 def to_yaml(outcome: Outcome, **kwargs) -> str:
@@ -97,51 +101,51 @@ def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _explanation_lines(explanation: dict | None, *, max_devices: int, title: str = "") -> list[str]:
+MARKS = {Verdict.CHOSEN: "+", Verdict.TRIED: "~", Verdict.REJECTED: "-"}
+
+
+def _explanation_lines(explanation: Explanation | None, *, max_devices: int, title: str = "") -> list[str]:
     lines: list[str] = []
     if explanation:
         lines.append("")
-        lines.append(f"Why ({title}node {explanation['node']}):")
-        if explanation.get("headline"):
-            lines.append(f"  {explanation['headline']}")
-        if explanation.get("blockedAt"):
-            blocked = explanation["blockedAt"]
-            lines.append(f"  the search got no further than claim {blocked['claim']}, request {blocked['request']}")
-        if explanation.get("approximate"):
-            lines.append(f"  note: {explanation['approximate']}")
-        for pool in explanation["pools"]:
-            if pool["state"] != "usable":
-                reason = f": {pool['reason']}" if pool.get("reason") else ""
-                lines.append(f"  pool {pool['pool']} is {pool['state']}{reason}")
-        for claim in explanation["claims"]:
-            for request in claim["requests"]:
-                lines.append(f"  {claim['claim']} request {request['request']} "
-                             f"(class {request['deviceClassName']}, {request['count']} device(s)):")
-                shown = [c for c in request["candidates"] if c["verdict"] in ("chosen", "tried")]
-                others = [c for c in request["candidates"] if c["verdict"] not in ("chosen", "tried")]
-                room = max(max_devices - len(shown), 0)
-                listed = {id(c) for c in shown + others[:room]}
-                for candidate in request["candidates"]:
-                    if id(candidate) not in listed:
-                        continue
-                    mark = {"chosen": "+", "tried": "~", "rejected": "-"}.get(candidate["verdict"], ".")
-                    lines.append(f"    {mark} {candidate['pool']}/{candidate['device']}: {candidate['reason']}")
-                rest = others[room:]
-                if rest:
-                    counts: dict = {}
-                    for candidate in rest:
-                        key = candidate.get("code") or candidate["verdict"]
-                        counts[key] = counts.get(key, 0) + 1
-                    summary = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
-                    lines.append(f"    … and {len(rest)} more ({summary}); -o json --explain lists every device")
-                if not request["candidates"]:
-                    lines.append("    (no devices in usable pools on this node)")
-        for cs in explanation["counterSets"]:
-            usage = ", ".join(
-                f"{c['counter']} {c['free']} free of {c['total']}" for c in cs["counters"]
-            )
-            groups = f"; groups {cs['groups']}" if cs.get("groups") else ""
-            lines.append(f"  counter set {cs['pool']}/{cs['counterSet']}: {usage}{groups}")
+        lines.append(f"Why ({title}node {explanation.node}):")
+        if explanation.headline:
+            lines.append(f"  {explanation.headline}")
+        if explanation.blocked_at:
+            blocked = explanation.blocked_at
+            lines.append(f"  the search got no further than claim {blocked.claim}, request {blocked.request}")
+        if explanation.approximate:
+            lines.append(f"  note: {explanation.approximate}")
+        for pool in explanation.pools:
+            if not pool.usable:
+                reason = f": {pool.reason}" if pool.reason else ""
+                lines.append(f"  pool {pool.pool} is {pool.state}{reason}")
+        for claim, request in explanation.requests():
+            lines.append(f"  {claim.claim} request {request.request} "
+                         f"(class {request.device_class_name}, {request.count} device(s)):")
+            shown = [c for c in request.candidates if c.picked]
+            others = [c for c in request.candidates if not c.picked]
+            room = max(max_devices - len(shown), 0)
+            listed = {id(c) for c in shown + others[:room]}
+            for candidate in request.candidates:
+                if id(candidate) not in listed:
+                    continue
+                mark = MARKS.get(candidate.verdict, ".")
+                lines.append(f"    {mark} {candidate.pool}/{candidate.device}: {candidate.reason}")
+            rest = others[room:]
+            if rest:
+                counts: dict = {}
+                for candidate in rest:
+                    key = str(candidate.code or candidate.verdict)
+                    counts[key] = counts.get(key, 0) + 1
+                summary = ", ".join(f"{n} {code}" for code, n in sorted(counts.items()))
+                lines.append(f"    … and {len(rest)} more ({summary}); -o json --explain lists every device")
+            if not request.candidates:
+                lines.append("    (no devices in usable pools on this node)")
+        for cs in explanation.counter_sets:
+            usage = ", ".join(f"{c.counter} {c.free} free of {c.total}" for c in cs.counters)
+            groups = f"; groups {cs.groups}" if cs.groups else ""
+            lines.append(f"  counter set {cs.pool}/{cs.counter_set}: {usage}{groups}")
     return lines
 
 

@@ -6,7 +6,7 @@ is scheduled pod by pod instead (see pods.py).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from allocator.engine import cel
 from allocator.engine.allocate import DEFAULT_MAX_STEPS, Fatal
@@ -21,60 +21,23 @@ from allocator.engine.cycle import (
 )
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
+from allocator.engine.outcome import NodeVerdict, Outcome, fatal_problem, output_claim, with_kubelet_answer
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import GATES_REFUSED, UNKNOWN_NODE, WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
 from allocator.engine.statusauth.outcome import run_status_writers
+from allocator.engine.vocabulary import OutcomeKind
 
-ALLOCATED, UNSATISFIABLE, INVALID = "allocated", "unsatisfiable", "invalid"
-EXIT_CODES = {ALLOCATED: 0, UNSATISFIABLE: 1, INVALID: 2}
+ALLOCATED, UNSATISFIABLE, INVALID = OutcomeKind.ALLOCATED, OutcomeKind.UNSATISFIABLE, OutcomeKind.INVALID
+EXIT_CODES = {kind: kind.exit_code for kind in OutcomeKind}
 
 DEFAULT_TIME_LIMIT = 5.0  # seconds in all; the scheduler itself allows 10 s per node
 
 
-@dataclass
-class NodeVerdict:
-    node: str
-    fits: bool
-    message: str | None = None
-    steps: int = 0
-
-    def as_dict(self) -> dict:
-        return {"node": self.node, "fits": self.fits, "message": self.message, "steps": self.steps}
-
-
-@dataclass
-class Outcome:
-    outcome: str
-    node: str | None = None
-    message: str | None = None
-    claims: list = field(default_factory=list)  # output claim objects
-    problems: list = field(default_factory=list)  # errors, for invalid
-    warnings: list = field(default_factory=list)
-    verdicts: list = field(default_factory=list)
-    explanation: dict | None = None
-    pods: list | None = None  # PodResult per Pod, for a scenario with Pods; None without
-    status_writers: dict | None = None  # who may write each allocated claim's status (statusauth)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.outcome]
-
-
-def _output_claim(claim, allocation: dict | None) -> dict:
-    raw = claim.raw
-    meta = dict(raw.get("metadata") or {})
-    meta["namespace"] = claim.namespace
-    out = {
-        "apiVersion": raw.get("apiVersion", "resource.k8s.io/v1"),
-        "kind": "ResourceClaim",
-        "metadata": {"name": claim.name, "namespace": claim.namespace},
-        "spec": raw.get("spec") or {},
-    }
-    if allocation is not None:
-        out["status"] = {"allocation": allocation}
-    return out
+# Kept importable from here until pods.py takes them from outcome.py (they moved there so that
+# pods.py need not reach into this module's privates).
+_output_claim, _fatal_problem = output_claim, fatal_problem
 
 
 def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
@@ -103,24 +66,35 @@ def _invalid(problems: list, warnings: list, pending: list, *, message: str | No
              node: str | None = None, verdicts: list | None = None) -> Outcome:
     """An invalid outcome: the first problem is the message; pending claims are listed unallocated."""
     return Outcome(INVALID, node=node, message=message or problems[0].render(), problems=problems,
-                   warnings=warnings, claims=[_output_claim(c, None) for c in pending], verdicts=verdicts or [])
-
-
-def _fatal_problem(scenario: Scenario, exc: Fatal) -> Problem:
-    claim, owner = exc.claim, exc.owner
-    if owner is not None:  # the field is in another object than the claim (a DeviceClass's selector)
-        return scenario.locate(Problem(exc.message, kind=exc.kind, name=owner.name, path=exc.path, ref=owner.ref))
-    problem = Problem(
-        exc.message,
-        kind=exc.kind or ("ResourceClaim" if claim is not None else ""),
-        name=claim.key if claim is not None else "",
-        path=exc.path,
-        ref=claim.ref if claim is not None else None,
-    )
-    return scenario.locate(problem)
+                   warnings=warnings, claims=[output_claim(c, None) for c in pending], verdicts=verdicts or [])
 
 
 def allocate(
+    scenario: Scenario,
+    *,
+    node_name: str | None = None,
+    gates: ComponentGates | None = None,
+    **options,
+) -> Outcome:
+    """Allocate the scenario's pending claims (or schedule its pods), and add what the page, the API
+    and the CLI all show besides: the nodes the scenario names, the node asked for when it names it
+    nowhere, and the kubelet's refusal of skipped node operations."""
+    gates = gates or ComponentGates()
+    outcome = _allocate(scenario, node_name=node_name, gates=gates, **options)
+    if not scenario.errors:
+        index = SliceIndex(scenario.slices)
+        outcome.candidate_nodes = candidate_nodes(scenario, index)
+        if node_name and node_name not in outcome.candidate_nodes:
+            outcome.unknown_node = node_name
+    outcome.explanation, refusals = with_kubelet_answer(outcome.explanation, gates.kubelet)
+    for pod in outcome.pods or ():
+        pod.explanation, pod_refusals = with_kubelet_answer(pod.explanation, gates.kubelet)
+        refusals += [r for r in pod_refusals if r not in refusals]
+    outcome.warnings = list(outcome.warnings) + refusals
+    return outcome
+
+
+def _allocate(
     scenario: Scenario,
     *,
     node_name: str | None = None,
@@ -180,15 +154,15 @@ def allocate(
         except PoolGatherError as exc:
             return _invalid([Problem(str(exc))], warnings, pending)
         if attempt.fatal is not None:
-            return _invalid([_fatal_problem(scenario, attempt.fatal)], warnings, pending,
+            return _invalid([fatal_problem(scenario, attempt.fatal)], warnings, pending,
                             message=attempt.message, node=name, verdicts=verdicts)
         verdicts.append(NodeVerdict(name, attempt.fits, attempt.message, attempt.steps))
         if attempt.fits:
             allocator = attempt.allocator
             try:
-                claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
+                claims = [output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
             except Fatal as exc:  # the result cannot be written (upstream fails the cycle)
-                return _invalid([_fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
+                return _invalid([fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
                                 verdicts=verdicts[:-1])
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
                            explanation=explain_attempt(attempt) if explain_result else None)
@@ -199,15 +173,15 @@ def allocate(
     return Outcome(
         UNSATISFIABLE,
         node=None,
-        message=summary_message(verdicts, node_name),
-        claims=[_output_claim(c, None) for c in pending],
+        message=no_fit_message(verdicts, node_name),
+        claims=[output_claim(c, None) for c in pending],
         warnings=warnings,
         verdicts=verdicts,
         explanation=explain_attempt(explained) if explain_result and explained is not None else None,
     )
 
 
-def summary_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
+def no_fit_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:
     """The node's message with --node; otherwise the scheduler's `0/N nodes are available` line."""
     if node_name and verdicts:
         return verdicts[0].message or NO_SOLUTION

@@ -31,10 +31,10 @@ def device_tiles(devices: list) -> SafeString:
     """Device-map tiles: the device, its state, and the counter set that blocks it, if one does."""
     return _joined(
         _format('<span class="tile tile-{}" title="{}: counter set {} leaves no room for it">{}<small>{} by {}</small></span>',
-                    d["state"], d["slice"], d["blockedBy"], d["device"], d["state"], d["blockedBy"])
-        if d.get("blockedBy") else
+                    d.state, d.slice, d.blocked_by, d.device, d.state, d.blocked_by)
+        if d.blocked_by else
         _format('<span class="tile tile-{}" title="{}">{}<small>{}</small></span>',
-                    d["state"], d["slice"], d["device"], d["state"])
+                    d.state, d.slice, d.device, d.state)
         for d in devices)
 
 
@@ -47,10 +47,10 @@ def counter_bars(bars: list) -> SafeString:
             '<div class="bar" role="img" aria-label="{}: {} allocated before, {} now, {} free of {}">'
             '<span class="seg before" style="width: {}"></span><span class="seg now" style="width: {}"></span></div>'
             '<span class="bar-text">{} free of {} (before {}, now {}){}</span></div>',
-            bar["counter"], bar["counter"], bar["allocatedBefore"], bar["allocatedNow"], bar["free"], bar["total"],
-            bar["before_width"], bar["now_width"], bar["free"], bar["total"], bar["allocatedBefore"],
-            bar["allocatedNow"], OVERDRAWN if bar["overdrawn"] else "")
-        for bar in bars)
+            use.counter, use.counter, use.allocated_before, use.allocated_now, use.free, use.total,
+            bar["before_width"], bar["now_width"], use.free, use.total, use.allocated_before,
+            use.allocated_now, OVERDRAWN if bar["overdrawn"] else "")
+        for bar in bars for use in (bar["use"],))
 
 
 OVERDRAWN = mark_safe(" — <strong>overdrawn</strong>")
@@ -72,7 +72,7 @@ def why_rows(groups: list) -> SafeString:
     parts = []
     for g in groups:
         if g["folded"]:
-            items = _joined(_format("<li><strong>{}</strong>: {}</li>", cand["device"], cand["reason"])
+            items = _joined(_format("<li><strong>{}</strong>: {}</li>", cand.device, cand.reason)
                             for cand in g["rows"])
             parts.append(_format(
                 '<tr class="verdict-{} folded" data-blocking="{}"><td colspan="3">'
@@ -82,5 +82,5 @@ def why_rows(groups: list) -> SafeString:
             row = g["row"]
             parts.append(_format(
                 '<tr class="verdict-{}" data-blocking="{}" data-device="{}/{}"><td>{}</td><td>{}</td><td>{}</td></tr>',
-                row["verdict"], g["blocking"], row["pool"], row["device"], row["device"], g["label"], row["reason"]))
+                row.verdict, g["blocking"], row.pool, row.device, row.device, g["label"], row.reason))
     return _joined(parts)

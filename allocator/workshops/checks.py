@@ -1,6 +1,6 @@
 """Checks: declarative assertions over the result of the attendee's scenario and settings.
 
-Every check reads the engine's data (`report.outcome_data(..., with_explanation=True)`) or the
+Every check reads the engine's typed outcome (its explanation included) or the
 parsed scenario, never the text of a message. Each kind is one mapping with `message` (shown
 when it fails) and an optional `label` (what it checks, shown beside ✓ / ✗):
 
@@ -24,14 +24,15 @@ import re2
 
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.engine.loader import load_scenario
+from allocator.engine.outcome import Outcome
 from allocator.engine.quantity import Quantity, QuantityError
+from allocator.engine.vocabulary import OutcomeKind, RowCode, Verdict
 from allocator.workshops.model import Check, Variant
 
-OUTCOMES = ("allocated", "unsatisfiable", "invalid")
-VERDICTS = ("chosen", "tried", "rejected", "not-needed", "not-used", "not-reached")
-CODES = ("selector", "in-use", "counter", "groups", "capacity", "constraint", "taint", "policy", "device-node",
-         "binding-gate", "node-ops-gate", "node-ops-undeclared", "partitionable-gate", "shared", "same-claim",
-         "capacity-missing", "no-room", "given-up")
+# The words a check may use are the engine's own.
+OUTCOMES = tuple(kind.value for kind in OutcomeKind)
+VERDICTS = tuple(verdict.value for verdict in Verdict)
+CODES = tuple(code.value for code in RowCode)
 
 # kind -> (fields it may have besides message and label). Order matters: `claim` is also a field of others.
 KINDS = {
@@ -254,11 +255,11 @@ def describe(kind: str, spec: dict) -> str:
 # ---- evaluating --------------------------------------------------------------------------------
 
 @dataclass
-class Attempt:
+class Submission:
     """What the checks look at: the attendee's scenario and settings, the result, and the lesson's start."""
 
     variant: Variant
-    data: dict  # outcome_data(outcome, with_explanation=True)
+    outcome: Outcome
     start: Variant
 
     _objects: dict | None = None
@@ -283,11 +284,11 @@ class Attempt:
 NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
 
 
-def evaluate(checks, attempt: Attempt) -> list[CheckResult]:
+def evaluate(checks, attempt: Submission) -> list[CheckResult]:
     return [CheckResult(_passes(check, attempt), check.label, check.message, check.line) for check in checks]
 
 
-def _passes(check: Check, attempt: Attempt) -> bool:
+def _passes(check: Check, attempt: Submission) -> bool:
     try:
         return bool(EVALUATORS[check.kind](check.spec, attempt))
     except (KeyError, TypeError, ValueError, QuantityError):
@@ -295,31 +296,30 @@ def _passes(check: Check, attempt: Attempt) -> bool:
 
 
 def _outcome(spec, attempt):
-    data = attempt.data
-    if data["outcome"] != spec["outcome"]:
+    outcome = attempt.outcome
+    if outcome.outcome != spec["outcome"]:
         return False
     node = spec.get("node")
     if not node:
         return True
-    if spec["outcome"] == "allocated":
-        return data.get("node") == node if data.get("pods") is None else any(
-            p.get("node") == node for p in data["pods"])
-    verdicts = {v["node"]: v for v in data.get("nodes", [])}
-    return node in verdicts and not verdicts[node]["fits"] if spec["outcome"] == "unsatisfiable" else True
+    if spec["outcome"] == OutcomeKind.ALLOCATED:
+        return outcome.node == node if outcome.pods is None else any(p.node == node for p in outcome.pods)
+    verdicts = {v.node: v for v in outcome.verdicts}
+    return node in verdicts and not verdicts[node].fits if spec["outcome"] == OutcomeKind.UNSATISFIABLE else True
 
 
 def _claim_results(attempt, name: str) -> tuple[bool, list | None]:
     """(found, results) for a claim of the outcome or of a scheduled pod; results None when pending."""
     key = claim_key(name)
-    for claim in attempt.data.get("claims", []):
+    for claim in attempt.outcome.claims:
         meta = claim["metadata"]
         if f"{meta['namespace']}/{meta['name']}" == key:
             allocation = (claim.get("status") or {}).get("allocation")
             return True, allocation["devices"]["results"] if allocation else None
-    for pod in attempt.data.get("pods") or []:
-        for claim in pod.get("claims", []):
-            if f"{claim['namespace']}/{claim['name']}" == key:
-                allocation = claim.get("allocation")
+    for pod in attempt.outcome.pods or ():
+        for claim in pod.claims:
+            if f"{claim.namespace}/{claim.name}" == key:
+                allocation = claim.allocation
                 return True, allocation["devices"]["results"] if allocation else None
     return False, None
 
@@ -357,20 +357,22 @@ def _claim(spec, attempt):
     return True
 
 
-def _explanation(attempt) -> dict:
-    return attempt.data.get("explanation") or {}
+def _sections(attempt, name: str) -> list:
+    """One section of the explanation (empty without one)."""
+    explanation = attempt.outcome.explanation
+    return getattr(explanation, name) if explanation is not None else []
 
 
 def _counter(spec, attempt):
-    for cs in _explanation(attempt).get("counterSets", []):
-        if cs["counterSet"] != spec["counterSet"]:
+    for cs in _sections(attempt, "counter_sets"):
+        if cs.counter_set != spec["counterSet"]:
             continue
-        if spec.get("pool") and cs["pool"] != spec["pool"] and not cs["pool"].endswith("/" + spec["pool"]):
+        if spec.get("pool") and cs.pool != spec["pool"] and not cs.pool.endswith("/" + spec["pool"]):
             continue
-        for counter in cs["counters"]:
-            if counter["counter"] != spec["counter"]:
+        for counter in cs.counters:
+            if counter.counter != spec["counter"]:
                 continue
-            free = Quantity.parse(counter["free"])
+            free = Quantity.parse(counter.free)
             if "free" in spec and free != Quantity.parse(str(spec["free"])):
                 return False
             if "freeAtLeast" in spec and free < Quantity.parse(str(spec["freeAtLeast"])):
@@ -382,21 +384,21 @@ def _counter(spec, attempt):
 
 
 def _capacity(spec, attempt):
-    for entry in _explanation(attempt).get("capacity", []):
-        driver, _, rest = entry["device"].partition("/")
+    for entry in _sections(attempt, "capacity"):
+        driver, _, rest = entry.device.partition("/")
         pool, _, device = rest.rpartition("/")
         if not device_matches(spec["device"], driver, pool, device):
             continue
-        cap = entry["capacity"].get(spec["capacity"])
+        cap = entry.capacity.get(spec["capacity"])
         if cap is None:
             return False
         total = Quantity.parse("0")
         if not spec.get("claim"):
-            total = total.add(Quantity.parse(cap["allocatedBefore"]))
-        for share in entry["sharesNow"]:
-            if spec.get("claim") and share["claim"] != claim_key(spec["claim"]):
+            total = total.add(Quantity.parse(cap.allocated_before))
+        for share in entry.shares_now:
+            if spec.get("claim") and share.claim != claim_key(spec["claim"]):
                 continue
-            amount = share["consumedCapacity"].get(spec["capacity"])
+            amount = share.consumed_capacity.get(spec["capacity"])
             if amount is not None:
                 total = total.add(Quantity.parse(amount))
         return total == Quantity.parse(str(spec["consumed"]))
@@ -405,19 +407,19 @@ def _capacity(spec, attempt):
 
 def _row(spec, attempt):
     key = claim_key(spec["claim"])
-    for claim in _explanation(attempt).get("claims", []):
-        if claim["claim"] != key:
+    for claim in _sections(attempt, "claims"):
+        if claim.claim != key:
             continue
-        for request in claim["requests"]:
-            if spec.get("request") and request["request"] != spec["request"]:
+        for request in claim.requests:
+            if spec.get("request") and request.request != spec["request"]:
                 continue
-            for candidate in request["candidates"]:
-                pool = candidate["pool"].split("/", 1)[-1]  # the explanation names pools driver/pool
-                if not device_matches(spec["row"], candidate.get("driver", ""), pool, candidate["device"]):
+            for candidate in request.candidates:
+                pool = candidate.pool.split("/", 1)[-1]  # the explanation names pools driver/pool
+                if not device_matches(spec["row"], candidate.driver, pool, candidate.device):
                     continue
-                if "code" in spec and candidate.get("code") != spec["code"]:
+                if "code" in spec and candidate.code != spec["code"]:
                     return False
-                if "verdict" in spec and candidate["verdict"] != spec["verdict"]:
+                if "verdict" in spec and candidate.verdict != spec["verdict"]:
                     return False
                 return True
     return False
@@ -425,17 +427,16 @@ def _row(spec, attempt):
 
 def _pod(spec, attempt):
     key = claim_key(spec["pod"])
-    for pod in attempt.data.get("pods") or []:
-        if f"{pod['namespace']}/{pod['name']}" != key:
+    for pod in attempt.outcome.pods or ():
+        if f"{pod.namespace}/{pod.name}" != key:
             continue
         if "pending" in spec:
             if "reason" in spec:
                 # Reasons are compared whole, as the scheduler words them, never as substrings.
-                return pod["outcome"] == "pending" and any(
-                    spec["reason"] in (n.get("reasons") or [n.get("reason")]) for n in pod.get("nodes", [])
-                    if not n.get("fits"))
-            return (pod["outcome"] == "pending") == spec["pending"]
-        return pod["outcome"] == "scheduled" and pod["node"] == spec["node"]
+                return pod.outcome == "pending" and any(
+                    spec["reason"] in (n.reasons or [n.reason]) for n in pod.nodes if not n.fits)
+            return (pod.outcome == "pending") == spec["pending"]
+        return pod.outcome == "scheduled" and pod.node == spec["node"]
     return False
 
 
@@ -492,14 +493,14 @@ def _selector(spec, attempt):
 
 def _status_writers(spec, attempt):
     key = claim_key(spec["statusWriters"])
-    for entry in _explanation(attempt).get("statusAuthorization", []):
-        if entry["claim"] != key:
+    for entry in _sections(attempt, "status_authorization"):
+        if entry.claim != key:
             continue
-        if "pinnedToNode" in spec and (entry.get("pinnedToNode") or "") != spec["pinnedToNode"]:
+        if "pinnedToNode" in spec and (entry.pinned_to_node or "") != spec["pinnedToNode"]:
             return False
         if "verb" in spec:
-            drivers = [d for d in entry["drivers"] if not spec.get("driver") or d["driver"] == spec["driver"]]
-            return any(spec["verb"] in d["verbs"] for d in drivers)
+            drivers = [d for d in entry.drivers if not spec.get("driver") or d.driver == spec["driver"]]
+            return any(spec["verb"] in d.verbs for d in drivers)
         return True
     return False
 

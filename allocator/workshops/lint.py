@@ -7,9 +7,9 @@ workshop refuses one that does not lint clean.
 from __future__ import annotations
 
 from allocator.engine.loader import load_scenario
-from allocator.workshops.checks import NAMESPACED, Attempt, claim_key, evaluate
+from allocator.workshops.checks import NAMESPACED, Submission, claim_key, evaluate
 from allocator.workshops.model import Lesson, Problem, Workshop, parse_workshop
-from allocator.workshops.runs import result_data, run_inline
+from allocator.workshops.runs import run_inline
 
 
 def lint(text: str, *, run=run_inline) -> tuple[Workshop | None, list[Problem]]:
@@ -29,8 +29,8 @@ def lint(text: str, *, run=run_inline) -> tuple[Workshop | None, list[Problem]]:
 
 def check_lesson(lesson: Lesson, variant, *, run=run_inline):
     """The check results for the attendee's `variant`, and the run's (scenario, outcome)."""
-    result, data = result_data(variant, run=run)
-    return evaluate(lesson.checks, Attempt(variant=variant, data=data, start=lesson.start)), result
+    result = run(variant)
+    return evaluate(lesson.checks, Submission(variant=variant, outcome=result[1], start=lesson.start)), result
 
 
 def _exercise_problems(lesson: Lesson, run) -> list[Problem]:

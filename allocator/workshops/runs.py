@@ -5,7 +5,6 @@ playground, so nothing else under allocator/workshops imports them.
 """
 from __future__ import annotations
 
-from allocator.engine.report import outcome_data
 from allocator.forms import read_run_form
 from allocator.runs import RunRequest, run_request
 from allocator.workshops.model import Variant
@@ -46,7 +45,3 @@ def run_in_worker(variant: Variant):
 
     return run_bounded(settings_for(variant))
 
-
-def result_data(variant: Variant, *, run=run_inline) -> tuple[object, dict]:
-    scenario, outcome = run(variant)
-    return (scenario, outcome), outcome_data(outcome, with_explanation=True)

@@ -95,7 +95,7 @@ def results_of(outcome, claim_name) -> list[dict]:
 
 def reasons(outcome, claim_key, request_name) -> dict:
     """{device: reason} from the explanation for one request."""
-    for c in outcome.explanation["claims"]:
+    for c in outcome.explanation.as_dict()["claims"]:
         if c["claim"] == claim_key:
             for r in c["requests"]:
                 if r["request"] == request_name:

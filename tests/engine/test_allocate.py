@@ -71,7 +71,7 @@ def test_a_short_search_takes_upstreams_own_steps_and_only_a_long_one_is_pruned(
     pruned = run(objects)
     assert exact.outcome == pruned.outcome == "unsatisfiable"
     assert pruned.verdicts[0].steps < exact.verdicts[0].steps
-    assert exact.explanation["claims"] == pruned.explanation["claims"], "the explanation is upstream's either way"
+    assert exact.explanation.as_dict()["claims"] == pruned.explanation.as_dict()["claims"], "the explanation is upstream's either way"
 
 
 def test_a_big_cluster_does_not_pay_the_unpruned_start_node_after_node(monkeypatch):
@@ -271,7 +271,7 @@ def test_counter_exhausted_by_an_existing_claim_is_explained_with_amounts():
     assert outcome.outcome == "unsatisfiable"
     assert reasons(outcome, "default/c", "gpu")["part-b"] == \
         "counter memory in set gpu-0 needs 6Gi, 2Gi left after claim default/old (allocated before) took 6Gi on part-a"
-    sets = outcome.explanation["counterSets"]
+    sets = outcome.explanation.as_dict()["counterSets"]
     assert sets[0]["counters"][0] == {
         "counter": "memory", "total": "8Gi", "allocatedBefore": "6Gi", "allocatedNow": "0", "free": "2Gi"}
 
@@ -297,7 +297,7 @@ def test_compatibility_groups_gate_off_makes_the_pool_incomplete():
     devices = [partition("mig-0", "4Gi", ["mig"]), partition("plain", "4Gi")]
     outcome = run(partitioned(devices, claim("a", [request()])))
     assert outcome.outcome == "unsatisfiable"
-    assert outcome.explanation["pools"][0]["state"] == "incomplete"
+    assert outcome.explanation.as_dict()["pools"][0]["state"] == "incomplete"
 
 
 NIC = {

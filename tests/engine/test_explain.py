@@ -9,7 +9,7 @@ def explain(slug, **gates):
     merged = {**example.gates, **gates}
     _, outcome = allocate_text(example.scenario, node_name=example.node,
                                gates=ComponentGates.uniform(gates_from_dict(merged)))
-    return outcome, outcome.explanation
+    return outcome, outcome.explanation.as_dict() if outcome.explanation is not None else None
 
 
 def candidates(explanation, claim, request):

@@ -18,7 +18,7 @@ def example(slug, **gates):
 
 
 def rows(outcome, claim_key, request_name) -> dict:
-    for c in outcome.explanation["claims"]:
+    for c in outcome.explanation.as_dict()["claims"]:
         if c["claim"] == claim_key:
             for r in c["requests"]:
                 if r["request"] == request_name:
@@ -77,7 +77,7 @@ def test_identical_partitions_get_the_same_reason():
 
 def test_device_map_blocks_partitions_of_a_used_up_counter_set():
     states = {d["device"]: (d["state"], d["blockedBy"])
-              for pool in example("mig-8-gpu").explanation["deviceMap"] for d in pool["devices"]}
+              for pool in example("mig-8-gpu").explanation.as_dict()["deviceMap"] for d in pool["devices"]}
     assert states["gpu-0-mig-2g10gb-3"] == ("blocked", "gpu-0")
     assert states["gpu-6"] == ("blocked", "gpu-6")  # the whole GPU, with 5 of its 7 slices taken
     assert states["gpu-7"] == ("free", None)
@@ -86,7 +86,7 @@ def test_device_map_blocks_partitions_of_a_used_up_counter_set():
 @pytest.mark.parametrize("slug", [e.slug for e in gallery.all_examples()])
 def test_every_gallery_row_has_a_verdict_and_chosen_rows_are_the_result(slug):
     outcome = example(slug)
-    explanation = outcome.explanation
+    explanation = outcome.explanation.as_dict()
     if explanation is None:
         return
     results = {}
@@ -111,7 +111,7 @@ def test_every_gallery_row_has_a_verdict_and_chosen_rows_are_the_result(slug):
 
 def test_count_short_headline_says_so_plainly():
     outcome = run(two_gpus(claim("train", [request(count=3)])))
-    assert outcome.explanation["headline"] == (
+    assert outcome.explanation.as_dict()["headline"] == (
         "request gpu of claim default/train needs 3 devices; on worker-1 2 devices pass its selectors and "
         "neither is taken; no 3 exist")
     assert verdicts(outcome, "default/train", "gpu") == {"gpu-0": ("tried", "given-up"), "gpu-1": ("tried", "given-up")}
@@ -119,7 +119,7 @@ def test_count_short_headline_says_so_plainly():
 
 def test_a_constraint_failure_headline_names_the_constraint_and_the_pick_that_fixed_the_value():
     outcome = run(two_gpus(claim("pair", [request(count=2)], constraints=[{"matchAttribute": "gpu.example.com/numa"}])))
-    assert outcome.explanation["headline"] == (
+    assert outcome.explanation.as_dict()["headline"] == (
         "request gpu of claim default/pair needs 2 devices; with gpu-0 picked, gpu-1 is ruled out by a constraint: "
         "matchAttribute gpu.example.com/numa: 1 differs from 0 (from gpu-0 of claim default/pair, request gpu)")
 
@@ -127,7 +127,7 @@ def test_a_constraint_failure_headline_names_the_constraint_and_the_pick_that_fi
 def test_nothing_matches_the_class_headline_names_the_selector():
     outcome = run([gpu_class(driver="other.example.com"), node(), slice_("s", [dev("gpu-0")]),
                    claim("a", [request()])])
-    assert outcome.explanation["headline"] == (
+    assert outcome.explanation.as_dict()["headline"] == (
         'every device on worker-1 fails for request gpu of claim default/a: device class gpu selector #0 is false: '
         'device.driver == "other.example.com"')
 
@@ -143,7 +143,7 @@ def test_two_claims_competing_name_the_earlier_pick_as_holder():
 
 def test_claims_after_the_blocked_one_are_not_reached():
     outcome = run(two_gpus(claim("a", [request(count=3)]), claim("b", [request()])))
-    assert outcome.explanation["blockedAt"] == {"claim": "default/a", "request": "gpu"}
+    assert outcome.explanation.as_dict()["blockedAt"] == {"claim": "default/a", "request": "gpu"}
     assert set(verdicts(outcome, "default/b", "gpu").values()) == {("not-reached", None)}
 
 
@@ -158,7 +158,7 @@ def test_distinct_attribute_over_too_few_values_is_explained_from_the_unpruned_s
     devices = [dev(f"g{i}", numa=i % 2) for i in range(4)]
     outcome = run([gpu_class(), node(), slice_("s", devices),
                    claim("c", [request(count=3)], constraints=[{"distinctAttribute": "gpu.example.com/numa"}])])
-    assert outcome.outcome == "unsatisfiable" and outcome.explanation["approximate"] is None
+    assert outcome.outcome == "unsatisfiable" and outcome.explanation.as_dict()["approximate"] is None
     assert verdicts(outcome, "default/c", "gpu") == {
         "g0": ("tried", "given-up"), "g1": ("tried", "given-up"),
         "g2": ("rejected", "constraint"), "g3": ("rejected", "constraint")}
@@ -188,7 +188,7 @@ def test_capacity_short_names_the_share_that_holds_it():
     row = rows(outcome, "default/b", "gpu")["eth1"]
     assert (row["verdict"], row["code"], row["facts"]["free"]) == ("rejected", "capacity", "4G")
     assert row["heldBy"][0]["claim"] == "default/a" and row["heldBy"][0]["amount"] == "6G"
-    assert "needs 6G, 4G free" in outcome.explanation["headline"]
+    assert "needs 6G, 4G free" in outcome.explanation.as_dict()["headline"]
 
 
 def test_a_search_that_gives_up_says_so_and_does_not_count_rows_it_never_reached():
@@ -197,9 +197,9 @@ def test_a_search_that_gives_up_says_so_and_does_not_count_rows_it_never_reached
                    claim("c", [request(count=9)], constraints=[{"distinctAttribute": "gpu.example.com/numa"}])],
                   max_steps=300)
     assert outcome.message == "search gave up after 300 steps"
-    headline = outcome.explanation["headline"]
+    headline = outcome.explanation.as_dict()["headline"]
     assert headline.startswith("the search gave up after") and "pass its selectors" not in headline
-    assert outcome.explanation["outcome"] == "gave-up"
+    assert outcome.explanation.as_dict()["outcome"] == "gave-up"
 
 
 def test_every_alternative_of_a_failed_prioritized_request_keeps_the_rows_of_its_try():
@@ -215,7 +215,7 @@ def test_every_alternative_of_a_failed_prioritized_request_keeps_the_rows_of_its
                                                                    alternative("small", "small")]}])])
     assert verdicts(outcome, "default/a", "gpu/large") == {"s0": ("rejected", "selector"), "l0": ("tried", "given-up")}
     assert verdicts(outcome, "default/a", "gpu/small")["l0"] == ("rejected", "selector")
-    assert outcome.explanation["headline"] == (
+    assert outcome.explanation.as_dict()["headline"] == (
         "request gpu/large of claim default/a needs 2 devices; on worker-1 1 device passes its selectors and it is "
         "not taken; no 2 exist; its other alternatives (small) did not fit either")
 
@@ -230,7 +230,7 @@ def test_pods_mode_explains_with_the_slices_the_scheduler_ignores():
                   k.pod("p", templates=[("gpu", "t")]),
                   k.template("t", k.claim_spec(k.request())))
     _, outcome = allocate_text(text, gates=ComponentGates.uniform(gates_from_dict({"DRAPartitionableDevices": False})))
-    explanation = outcome.pods[0].explanation
+    explanation = outcome.pods[0].explanation.as_dict()
     assert explanation["ignoredSlices"] == [{
         "slice": "node-a-gpu.example.com-c0unt", "pool": "gpu.example.com/node-a",
         "reason": "it publishes sharedCounters and DRAPartitionableDevices is disabled"}]

@@ -225,8 +225,8 @@ def test_two_pods_compete_for_the_last_gpu():
     assert second.message == "0/2 nodes are available: 2 cannot allocate all claims."
     assert outcome.outcome == UNSATISFIABLE
     assert outcome.message == "pod default/second: 0/2 nodes are available: 2 cannot allocate all claims."
-    reasons = {c["device"]: c["reason"] for c in second.explanation["claims"][0]["requests"][0]["candidates"]}
-    assert second.explanation["node"] == "node-b"
+    reasons = {c["device"]: c["reason"] for c in second.explanation.as_dict()["claims"][0]["requests"][0]["candidates"]}
+    assert second.explanation.as_dict()["node"] == "node-b"
     assert reasons["gpu-0"] == f"in use: already allocated to claim default/{first.claims[0].name}"
 
 

@@ -119,7 +119,7 @@ def test_rows_and_trace_agree_and_never_blame_a_later_pick(text):
         assert [replayed.get(ci, []) for ci in range(len(allocator.claims))] == result
 
     # The rows: chosen rows are the result; every rejected row is a rejection the trace recorded.
-    explanation = explain(exact if not found else allocator, exact_recorder if not found else recorder)
+    explanation = explain(exact if not found else allocator, exact_recorder if not found else recorder).as_dict()
     source = exact_recorder if not found else recorder
     source_allocator = exact if not found else allocator
     rejected_steps = {(source_allocator.claims[s.rd.claim_index].key, s.rd.name, s.device.name, s.detail.code)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from allocator import gallery, summary
+from allocator import gallery, panels
 from allocator.runs import MAX_SCENARIO_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -63,21 +63,7 @@ def test_a_cluster_dump_shows_the_chosen_node_in_full_and_the_rest_as_counts(cli
     assert "Large result: some lists are shown as counts" in body
     assert "<summary>30 nodes tried</summary>" in body  # one line each: not cut below 1,000 nodes
     assert re.search(r"133 more claims already allocated, not listed \(by pool: node-\d+ 8, ", body)
-    assert body.count('class="claim claim-') == summary.MAX_ITEMS
-
-
-def test_summaries_keep_every_chosen_device_and_count_the_rest_per_pool():
-    candidates = [{"pool": f"pool-{p}", "device": f"d{i}", "verdict": "rejected", "reason": "selector"}
-                  for p in range(2) for i in range(500)]
-    candidates[450]["verdict"] = "chosen"
-    context = {"why": [{"claim": "ns/c", "requests": [{"request": "gpu", "candidates": candidates}]}]}
-
-    summarised = summary.summarise(context)
-
-    shown = summarised["why"][0]["requests"][0]["candidates"]
-    assert len(shown) == 2 * summary.MAX_PER_POOL + 1 and candidates[450] in shown
-    assert summarised["summary"] == [
-        "ns/c, request gpu: 871 more devices not listed (rejected 871; by pool: pool-1 436, pool-0 435)"]
+    assert body.count('class="claim claim-') == panels.MAX_ITEMS
 
 
 def test_a_small_result_is_not_summarised(client):
@@ -86,32 +72,89 @@ def test_a_small_result_is_not_summarised(client):
     assert "Large result" not in body
 
 
-def test_each_pods_node_table_keeps_the_node_that_fits_and_counts_the_rest():
-    from allocator.engine.pods import PodNode, PodResult
-    from allocator.engine.run import Outcome
-
-    nodes = [PodNode(f"node-{n:04d}", n == 700, None if n == 700 else "cannot allocate all claims") for n in range(1000)]
-    pods = [PodResult(f"p{i}", "default", "scheduled", node="node-0700", nodes=nodes) for i in range(150)]
-    context = {"outcome": Outcome("allocated", pods=pods)}
-
-    summarised = summary.summarise(context)
-
-    shown = summarised["outcome"].pods
-    assert len(shown) == summary.MAX_ITEMS and len(pods[0].nodes) == 1000  # the run's own result is untouched
-    assert all(len(p.nodes) == summary.MAX_NODES + 1 and nodes[700] in p.nodes for p in shown)
-    assert summarised["summary"][0] == "150 pods; 50 × scheduled not listed"
+NODES = 40
+DEVICES = 300
+PODS = 150
 
 
-def test_counter_sets_and_compatibility_groups_list_at_most_a_pool_s_worth_of_devices():
-    members = [{"device": f"d{i}", "allocatedNow": i == 300, "groups": []} for i in range(400)]
-    counter_set = {"pool": "p", "counterSet": "gpu-0", "devices": members, "bars": []}
-    context = {"counter_sets": [counter_set], "compatibility": [{**counter_set, "steps": []}]}
+def big_cluster() -> str:
+    """40 nodes; node-00 has one pool of 300 devices; pod big wants 30 of them through a claim
+    template, and 149 more pods want a little CPU each."""
+    docs = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: node-{n:02d}}}\n"
+            f"status: {{allocatable: {{cpu: '64', memory: 256Gi, pods: '110'}}}}\n" for n in range(NODES)]
+    docs.append("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+                "spec:\n  selectors:\n  - cel: {expression: device.driver == 'gpu.example.com'}\n")
+    for part in range(3):  # a slice holds at most 128 devices: one pool in three slices
+        devices = "".join(f"  - name: gpu-{i:03d}\n" for i in range(part * 100, part * 100 + 100))
+        docs.append(f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: node-00-gpus-{part}}}\n"
+                    "spec:\n  driver: gpu.example.com\n  nodeName: node-00\n"
+                    "  pool: {name: node-00, generation: 1, resourceSliceCount: 3}\n  devices:\n" + devices)
+    docs.append("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: thirty}\n"
+                "spec:\n  spec:\n    devices:\n      requests:\n"
+                "      - name: gpus\n        exactly: {deviceClassName: gpu, count: 30}\n")
+    docs.append("apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - name: c\n"
+                "    image: train\n    resources:\n      claims:\n      - name: gpus\n"
+                "  resourceClaims:\n  - name: gpus\n    resourceClaimTemplateName: thirty\n")
+    for i in range(PODS - 1):
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: small-{i:03d}}}\nspec:\n  containers:\n"
+                    "  - name: c\n    image: web\n    resources: {requests: {cpu: 100m}}\n")
+    return "---\n".join(docs)
 
-    summarised = summary.summarise(context)
 
-    for cs in summarised["counter_sets"] + summarised["compatibility"]:
-        assert len(cs["devices"]) == summary.MAX_PER_POOL + 1 and members[300] in cs["devices"]
-    assert summarised["summary"] == [
-        "counter set p/gpu-0: 335 more devices drawing on it not listed",
-        "compatibility groups of counter set p/gpu-0: 335 more devices drawing on it not listed",
-    ]
+def panel(body: str, key: str) -> str:
+    start = body.index(f'<div class="panel" id="panel-{key}">')
+    following = body.find('<div class="panel" id="panel-', start + 1)
+    return body[start:following if following != -1 else len(body)]
+
+
+def notes(body: str) -> list[str]:
+    box = re.search(r'<details class="result-summary".*?<ul>(.*?)</ul>', body, re.S)
+    return re.findall(r"<li>(.*?)</li>", box.group(1)) if box else []
+
+
+def test_every_panel_shows_the_rows_its_note_says_on_a_big_result(client):
+    response = client.post("/", {"scenario": big_cluster(), "node": "", "gates-submitted": "1",
+                                 **{f"gate-{c}-{g}": "on" for c in ("apiserver", "scheduler", "kubelet")
+                                    for g in ("DRAPartitionableDevices", "DRADeviceTaints")}},
+                           HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    said = notes(body)
+    assert heading(body).startswith("✔"), heading(body)
+
+    # Pods: 100 of 150 pod blocks, and the note counts the 50 left out.
+    pods = panel(body, "pods")
+    assert pods.count('<div class="pod pod-') == panels.MAX_ITEMS
+    assert "150 pods; 50 × scheduled not listed" in said
+
+    # Each pod's node table: the rows shown and the folded nodes add up to the 40 nodes.
+    first = pods.split('<div class="pod pod-')[1]
+    shown = first.count("data-node=")
+    folded = sum(int(n) for n in re.findall(r"<summary>(\d+) nodes?: ", first))
+    assert shown < NODES and shown + folded == NODES
+
+    # The why table: at most a pool's worth of rows per pool (the 30 chosen among them), and the note
+    # counts the rest, so listed and not listed add up to the pool.
+    why = panel(body, "why")
+    listed = why.count("data-device=") + why.count("<li><strong>")
+    assert listed == panels.MAX_PER_POOL
+    (note,) = [n for n in said if "more devices not listed" in n and n.startswith("default/big")]
+    hidden = int(re.search(r"(\d+) more devices not listed", note).group(1))
+    assert listed + hidden == DEVICES
+    assert why.count('class="verdict-chosen"') == 30
+
+    # The pod's own why, under its block, is cut the same way.
+    big = pods.split('data-pod="default/big"')[1].split('<div class="pod pod-')[0]
+    own = big.count('<tr class="verdict-') - big.count("folded")
+    own += sum(int(n) for n in re.findall(r'folded"><td colspan="3">(\d+) devices', big))
+    assert own == panels.MAX_PER_POOL
+    (note,) = [n for n in said if n.startswith("why of pod default/big: ")]
+    assert f"{DEVICES - own} more devices not listed" in note
+
+    # The device map: a pool's worth of tiles, the rest counted.
+    tiles = panel(body, "devices").count('<span class="tile tile-')
+    assert tiles == panels.MAX_PER_POOL
+    (note,) = [n for n in said if n.startswith("device map of pool gpu.example.com/node-00")]
+    assert f"{DEVICES - tiles} more devices not drawn" in note
+
+    # Every note is about a list that really was cut.
+    assert len(said) == 4, said

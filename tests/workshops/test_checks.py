@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from allocator.workshops.checks import Attempt, evaluate
+from allocator.workshops.checks import Submission, evaluate
 from allocator.workshops.model import Variant, parse_workshop
-from allocator.workshops.runs import result_data
+from allocator.workshops.runs import run_inline
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "allocator" / "examples"
 
@@ -25,8 +25,8 @@ def run_check(check: dict, scenario: str, *, start: str | None = None, node: str
     assert problems == []
     lesson = workshop.lessons[0]
     variant = Variant(scenario=scenario, node=node, gates=lesson.start.gates)
-    _, data = result_data(variant)
-    [result] = evaluate(lesson.checks, Attempt(variant=variant, data=data, start=lesson.start))
+    _, outcome = run_inline(variant)
+    [result] = evaluate(lesson.checks, Submission(variant=variant, outcome=outcome, start=lesson.start))
     return result
 
 

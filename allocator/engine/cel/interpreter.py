@@ -19,7 +19,7 @@ from . import types as t
 from .checker import Checked
 from .inputs import DeviceInput
 from .errors import CelCostLimitError, CelInterruptedError, EvalError
-from .library import MAX_BUILT_SIZE, Function, _in, index_value, no_overload
+from .library import MAX_BUILT_SIZE, Function, in_operator, index_value, no_overload
 from .values import (
     EMPTY_MAP,
     MISSING,
@@ -499,7 +499,7 @@ class Compiler:
         needle = self.fn(element, scope)
 
         def member(st):
-            return _in(needle(st), constant)
+            return in_operator(needle(st), constant)
         return member
 
     def _relation(self, e, scope):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import ipaddress
 
 from .errors import EvalError
-from .library import _typed, declare, extend, no_overload
+from .library import declare, extend, no_overload, typed
 
-_S = (str,)
+STRINGS = (str,)
 
 
 class IP:
@@ -194,9 +194,9 @@ def _member(function, impl, kind):
     return call
 
 
-declare("ip", ("string_to_ip", "(string) -> IP"), impl=_typed("ip", _ip, _S))
-declare("isIP", ("is_ip", "(string) -> bool"), impl=_typed("isIP", _is_ip, _S))
-declare("ip.isCanonical", ("ip_is_canonical", "(string) -> bool"), impl=_typed("ip.isCanonical", _is_canonical, _S))
+declare("ip", ("string_to_ip", "(string) -> IP"), impl=typed("ip", _ip, STRINGS))
+declare("isIP", ("is_ip", "(string) -> bool"), impl=typed("isIP", _is_ip, STRINGS))
+declare("ip.isCanonical", ("ip_is_canonical", "(string) -> bool"), impl=typed("ip.isCanonical", _is_canonical, STRINGS))
 declare("family", ("ip_family", "IP.() -> int"), impl=_member("family", _family, IP))
 declare("isUnspecified", ("ip_is_unspecified", "IP.() -> bool"), impl=_member("isUnspecified", _is_unspecified, IP))
 declare("isLoopback", ("ip_is_loopback", "IP.() -> bool"), impl=_member("isLoopback", _is_loopback, IP))
@@ -207,8 +207,8 @@ declare("isLinkLocalUnicast", ("ip_is_link_local_unicast", "IP.() -> bool"),
 declare("isGlobalUnicast", ("ip_is_global_unicast", "IP.() -> bool"),
         impl=_member("isGlobalUnicast", _is_global_unicast, IP))
 
-declare("cidr", ("string_to_cidr", "(string) -> CIDR"), impl=_typed("cidr", _cidr, _S))
-declare("isCIDR", ("is_cidr", "(string) -> bool"), impl=_typed("isCIDR", _is_cidr, _S))
+declare("cidr", ("string_to_cidr", "(string) -> CIDR"), impl=typed("cidr", _cidr, STRINGS))
+declare("isCIDR", ("is_cidr", "(string) -> bool"), impl=typed("isCIDR", _is_cidr, STRINGS))
 declare("containsIP", ("cidr_contains_ip_string", "CIDR.(string) -> bool"),
         ("cidr_contains_ip_ip", "CIDR.(IP) -> bool"), impl=_member("containsIP", _contains_ip, CIDR))
 declare("containsCIDR", ("cidr_contains_cidr_string", "CIDR.(string) -> bool"),

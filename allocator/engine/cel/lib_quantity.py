@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..quantity import DECIMAL_EXPONENT, Quantity, QuantityError
 from .errors import EvalError
-from .library import _S, _typed, declare, no_overload
+from .library import STRINGS, declare, no_overload, typed
 from .values import INT64_MAX, INT64_MIN
 
 # -- Kubernetes quantity --------------------------------------------------------------------
@@ -90,8 +90,8 @@ def _quantity_member(function: str, impl):
 
 
 # Kubernetes quantity library (`sign` is declared as a global function upstream).
-declare("quantity", ("string_to_quantity", "(string) -> Quantity"), impl=_typed("quantity", _quantity, _S))
-declare("isQuantity", ("is_quantity_string", "(string) -> bool"), impl=_typed("isQuantity", _is_quantity, _S))
+declare("quantity", ("string_to_quantity", "(string) -> Quantity"), impl=typed("quantity", _quantity, STRINGS))
+declare("isQuantity", ("is_quantity_string", "(string) -> bool"), impl=typed("isQuantity", _is_quantity, STRINGS))
 declare("sign", ("quantity_sign", "(Quantity) -> int"), impl=_q_sign)
 declare(
     "asApproximateFloat",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..quantity import Quantity
 from ..semver import SemverError, Version
 from .errors import EvalError
-from .library import _S, _typed, declare, no_overload
+from .library import STRINGS, declare, no_overload, typed
 
 
 def parse_semver(text: str) -> Version:
@@ -90,12 +90,12 @@ def _ordering(function: str):
 declare(
     "semver",
     ("string_to_semver", "(string) -> Semver"), ("string_bool_to_semver", "(string, bool) -> Semver"),
-    impl=_typed("semver", _semver, _S, (bool,)),
+    impl=typed("semver", _semver, STRINGS, (bool,)),
 )
 declare(
     "isSemver",
     ("is_semver_string", "(string) -> bool"), ("is_semver_string_bool", "(string, bool) -> bool"),
-    impl=_typed("isSemver", _is_semver, _S, (bool,)),
+    impl=typed("isSemver", _is_semver, STRINGS, (bool,)),
 )
 declare("major", ("semver_major", "Semver.() -> int"), impl=_v_major)
 declare("minor", ("semver_minor", "Semver.() -> int"), impl=_v_minor)

@@ -9,9 +9,9 @@ import re
 from urllib.parse import quote, unquote
 
 from .errors import EvalError
-from .library import _typed, declare, no_overload
+from .library import declare, no_overload, typed
 
-_S = (str,)
+STRINGS = (str,)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
@@ -129,8 +129,8 @@ def _member(function, impl):
     return call
 
 
-declare("url", ("string_to_url", "(string) -> URL"), impl=_typed("url", _url, _S))
-declare("isURL", ("is_url_string", "(string) -> bool"), impl=_typed("isURL", _is_url, _S))
+declare("url", ("string_to_url", "(string) -> URL"), impl=typed("url", _url, STRINGS))
+declare("isURL", ("is_url_string", "(string) -> bool"), impl=typed("isURL", _is_url, STRINGS))
 declare("getScheme", ("url_get_scheme", "URL.() -> string"), impl=_member("getScheme", lambda u: u.scheme))
 declare("getHost", ("url_get_host", "URL.() -> string"), impl=_member("getHost", lambda u: u.host))
 declare("getHostname", ("url_get_hostname", "URL.() -> string"),

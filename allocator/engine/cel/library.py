@@ -6,7 +6,7 @@ comparisons and optional types, the strings extension (version 2), sets,
 lists (version 3), two-variable comprehensions, bindings, the Kubernetes
 regex and lists libraries, and DRA's `includes()`. The Kubernetes quantity,
 semver, IP/CIDR and URL libraries and CEL timestamps/durations are in modules
-of their own (lib_*.py), which register their functions when this one loads.
+of their own (lib_*.py) that build on this one; `functions.py` loads them all.
 
 An implementation receives evaluated arguments positionally (the receiver of
 a member call first) and raises EvalError for CEL errors. One implementation
@@ -294,7 +294,7 @@ def _list_index(container, key) -> int:
     raise EvalError(f"unsupported index type '{type_name(key)}' in list")
 
 
-def _in(element, container):
+def in_operator(element, container):
     if _is_list(container):
         for item in container:
             if equal(item, element):
@@ -1122,7 +1122,7 @@ def _map_insert(mapping, key, *value):
     return out
 
 
-def _typed(function: str, impl, *kinds):
+def typed(function: str, impl, *kinds):
     """Guard an implementation with the runtime types of its arguments."""
     def call(*args):
         for value, kind in zip(args, kinds):
@@ -1132,7 +1132,7 @@ def _typed(function: str, impl, *kinds):
     return call
 
 
-_S = (str,)
+STRINGS = (str,)
 _I = (int,)
 _L = (list, tuple)
 _M = (dict, DomainMap)
@@ -1205,7 +1205,7 @@ declare(
     ("optional_map_optindex_optional_value", "(optional(map(K, V)), K) -> optional(V)"),
 )
 declare("_?._", ("select_optional_field", "(dyn, string) -> optional(V)"))
-declare("@in", ("in_list", "(A, list(A)) -> bool"), ("in_map", "(A, map(A, B)) -> bool"), impl=_in)
+declare("@in", ("in_list", "(A, list(A)) -> bool"), ("in_map", "(A, map(A, B)) -> bool"), impl=in_operator)
 declare(
     "size",
     ("size_bytes", "(bytes) -> int"), ("bytes_size", "bytes.() -> int"),
@@ -1269,8 +1269,8 @@ declare("value", ("optional_value", "optional(V).() -> V"), impl=_optional_value
 declare("hasValue", ("optional_hasValue", "optional(V).() -> bool"), impl=_optional_has_value)
 declare("or", ("optional_or_optional", "optional(V).(optional(V)) -> optional(V)"), impl=_optional_or)
 declare("orValue", ("optional_orValue_value", "optional(V).(V) -> V"), impl=_optional_or_value)
-declare("first", ("list_first", "list(V).() -> optional(V)"), impl=_typed("first", _first, _L))
-declare("last", ("list_last", "list(V).() -> optional(V)"), impl=_typed("last", _last, _L))
+declare("first", ("list_first", "list(V).() -> optional(V)"), impl=typed("first", _first, _L))
+declare("last", ("list_last", "list(V).() -> optional(V)"), impl=typed("last", _last, _L))
 declare("optional.unwrap", ("optional_unwrap", "(list(optional(V))) -> list(V)"), impl=_unwrap)
 declare("unwrapOpt", ("optional_unwrapOpt", "list(optional(V)).() -> list(V)"), impl=_unwrap)
 
@@ -1283,7 +1283,7 @@ declare(
 )
 
 # Strings extension, version 2.
-declare("charAt", ("string_char_at_int", "string.(int) -> string"), impl=_typed("charAt", _char_at, _S, _I))
+declare("charAt", ("string_char_at_int", "string.(int) -> string"), impl=typed("charAt", _char_at, STRINGS, _I))
 declare(
     "indexOf",
     ("string_index_of_string", "string.(string) -> int"),
@@ -1301,97 +1301,97 @@ declare(
 declare(
     "lowerAscii",
     ("string_lower_ascii", "string.() -> string"),
-    impl=_typed("lowerAscii", _lower_ascii, _S),
+    impl=typed("lowerAscii", _lower_ascii, STRINGS),
 )
 declare(
     "upperAscii",
     ("string_upper_ascii", "string.() -> string"),
-    impl=_typed("upperAscii", _upper_ascii, _S),
+    impl=typed("upperAscii", _upper_ascii, STRINGS),
 )
 declare(
     "replace",
     ("string_replace_string_string", "string.(string, string) -> string"),
     ("string_replace_string_string_int", "string.(string, string, int) -> string"),
-    impl=_typed("replace", _replace, _S, _S, _S, _I),
+    impl=typed("replace", _replace, STRINGS, STRINGS, STRINGS, _I),
 )
 declare(
     "split",
     ("string_split_string", "string.(string) -> list(string)"),
     ("string_split_string_int", "string.(string, int) -> list(string)"),
-    impl=_typed("split", _split, _S, _S, _I),
+    impl=typed("split", _split, STRINGS, STRINGS, _I),
 )
 declare(
     "substring",
     ("string_substring_int", "string.(int) -> string"),
     ("string_substring_int_int", "string.(int, int) -> string"),
-    impl=_typed("substring", _substring, _S, _I, _I),
+    impl=typed("substring", _substring, STRINGS, _I, _I),
 )
-declare("trim", ("string_trim", "string.() -> string"), impl=_typed("trim", _trim, _S))
+declare("trim", ("string_trim", "string.() -> string"), impl=typed("trim", _trim, STRINGS))
 declare(
     "join",
     ("list_join", "list(string).() -> string"), ("list_join_string", "list(string).(string) -> string"),
-    impl=_typed("join", _join, _L, _S),
+    impl=typed("join", _join, _L, STRINGS),
 )
-declare("format", ("string_format", "string.(list(dyn)) -> string"), impl=_typed("format", _format, _S, _L))
+declare("format", ("string_format", "string.(list(dyn)) -> string"), impl=typed("format", _format, STRINGS, _L))
 declare(
     "strings.quote",
     ("strings_quote", "(string) -> string"),
-    impl=_typed("strings.quote", _strings_quote, _S),
+    impl=typed("strings.quote", _strings_quote, STRINGS),
 )
 
 # Sets extension.
 declare(
     "sets.contains",
     ("list_sets_contains_list", "(list(A), list(A)) -> bool"),
-    impl=_typed("sets.contains", _set_contains, _L, _L),
+    impl=typed("sets.contains", _set_contains, _L, _L),
 )
 declare(
     "sets.equivalent",
     ("list_sets_equivalent_list", "(list(A), list(A)) -> bool"),
-    impl=_typed("sets.equivalent", _set_equivalent, _L, _L),
+    impl=typed("sets.equivalent", _set_equivalent, _L, _L),
 )
 declare(
     "sets.intersects",
     ("list_sets_intersects_list", "(list(A), list(A)) -> bool"),
-    impl=_typed("sets.intersects", _set_intersects, _L, _L),
+    impl=typed("sets.intersects", _set_intersects, _L, _L),
 )
 
 # Lists extension, version 3.
 _COMPARABLE = ("int", "uint", "double", "bool", "string", "bytes")
-declare("slice", ("list_slice", "list(T).(int, int) -> list(T)"), impl=_typed("slice", _slice, _L, _I, _I))
+declare("slice", ("list_slice", "list(T).(int, int) -> list(T)"), impl=typed("slice", _slice, _L, _I, _I))
 declare(
     "flatten",
     ("list_flatten", "list(list(T)).() -> list(T)"), ("list_flatten_int", "list(dyn).(int) -> list(dyn)"),
-    impl=_typed("flatten", _flatten, _L, _I),
+    impl=typed("flatten", _flatten, _L, _I),
 )
 declare(
     "sort",
     *((f"list_{t}_sort", f"list({t}).() -> list({t})") for t in _COMPARABLE),
-    impl=_typed("sort", _sort, _L),
+    impl=typed("sort", _sort, _L),
 )
 declare(
     "@sortByAssociatedKeys",
     *((f"list_{t}_sortByAssociatedKeys", f"list(T).(list({t})) -> list(T)") for t in _COMPARABLE),
-    impl=_typed("@sortByAssociatedKeys", _sort_by_keys, _L, _L),
+    impl=typed("@sortByAssociatedKeys", _sort_by_keys, _L, _L),
 )
-declare("lists.range", ("lists_range", "(int) -> list(int)"), impl=_typed("lists.range", _range, _I))
+declare("lists.range", ("lists_range", "(int) -> list(int)"), impl=typed("lists.range", _range, _I))
 declare("reverse", ("list_reverse", "list(T).() -> list(T)"), impl=_reverse)
-declare("distinct", ("list_distinct", "list(T).() -> list(T)"), impl=_typed("distinct", _distinct, _L))
+declare("distinct", ("list_distinct", "list(T).() -> list(T)"), impl=typed("distinct", _distinct, _L))
 
 # Kubernetes regex library.
-declare("find", ("string_find_string", "string.(string) -> string"), impl=_typed("find", _find, _S, _S))
+declare("find", ("string_find_string", "string.(string) -> string"), impl=typed("find", _find, STRINGS, STRINGS))
 declare(
     "findAll",
     ("string_find_all_string", "string.(string) -> list(string)"),
     ("string_find_all_string_int", "string.(string, int) -> list(string)"),
-    impl=_typed("findAll", _find_all, _S, _S, _I),
+    impl=typed("findAll", _find_all, STRINGS, STRINGS, _I),
 )
 
 # Kubernetes lists library.
 declare(
     "isSorted",
     *((f"list_{t}_is_sorted_bool", f"list({t}).() -> bool") for t in _COMPARABLE),
-    impl=_typed("isSorted", _is_sorted, _L),
+    impl=typed("isSorted", _is_sorted, _L),
 )
 declare(
     "sum",
@@ -1401,12 +1401,12 @@ declare(
 declare(
     "max",
     *((f"list_{t}_max_{t}", f"list({t}).() -> {t}") for t in _COMPARABLE),
-    impl=_typed("max", _extreme("max", -1), _L),
+    impl=typed("max", _extreme("max", -1), _L),
 )
 declare(
     "min",
     *((f"list_{t}_min_{t}", f"list({t}).() -> {t}") for t in _COMPARABLE),
-    impl=_typed("min", _extreme("min", 1), _L),
+    impl=typed("min", _extreme("min", 1), _L),
 )
 
 # DRA: includes() (list-type attributes gate, or any stored expression).
@@ -1424,6 +1424,3 @@ TYPE_IDENT_VALUES = {
     "bytes": "bytes", "list": "list", "map": "map", "null_type": "null_type", "type": "type",
     "optional_type": "optional_type",
 }
-
-# The libraries kept in modules of their own register their functions on import.
-from . import lib_ip, lib_quantity, lib_semver, lib_time, lib_url  # noqa: E402,F401

@@ -11,7 +11,8 @@ from .cost import estimate
 from .errors import CelCompileError, CelCostLimitError, CelRuntimeError, EvalError, Source, compile_error
 from .inputs import DeviceInput, Options
 from .interpreter import State, compile_program
-from .library import FUNCTIONS, INCLUDES, TYPE_IDENTS, compile_regex
+from .functions import FUNCTIONS
+from .library import INCLUDES, TYPE_IDENTS, compile_regex
 from .parser import parse
 from .types import parse_type
 from .values import DomainMap, type_name
