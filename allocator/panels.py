@@ -15,6 +15,9 @@ from typing import Callable
 
 import yaml
 
+from django.urls import reverse
+
+from allocator import panel_status_writers
 from allocator.engine.explanation import CounterSetUse, Explanation, WhyRow
 from allocator.engine.gates import COMPONENTS
 from allocator.engine.problems import DROPPED_ON_CREATE
@@ -454,11 +457,12 @@ def _nodeops_panel(given: PanelInput) -> PanelView | None:
     })
 
 
-def _authz_panel(given: PanelInput) -> PanelView | None:
-    explanation = given.outcome.explanation
-    if explanation is None or not explanation.status_authorization:
+def _status_writers_panel(given: PanelInput) -> PanelView | None:
+    """Who may write each allocated claim's status, judged from the scenario's RBAC (statusauth)."""
+    view = panel_status_writers.build(given.outcome, given.scenario, given.run)
+    if view is None:
         return None
-    return PanelView({"status_authorization": explanation.status_authorization})
+    return PanelView({"status_writers": view, "status_writers_url": reverse("status-writers")})
 
 
 def device_map_groups(pools: list, notes: list) -> list:
@@ -495,7 +499,7 @@ PANELS = [
     Panel("why", "panels/why.html", _why_panel),
     Panel("replay", "panels/replay.html", _replay_panel),
     Panel("nodeops", "panels/nodeops.html", _nodeops_panel),
-    Panel("authz", "panels/authz.html", _authz_panel),
+    Panel("status-writers", "panels/status_writers.html", _status_writers_panel),
     Panel("devices", "panels/devices.html", _devices_panel),
 ]
 

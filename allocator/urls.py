@@ -1,6 +1,6 @@
 from django.urls import include, path, register_converter
 
-from allocator import views, views_share
+from allocator import views, views_share, views_status_writers
 
 
 class ShareIdConverter:
@@ -21,6 +21,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("examples/", views.examples, name="examples"),
     path("api/v1/allocate", views.api_allocate, name="api-allocate"),
+    path("status-writers", views_status_writers.status_writers, name="status-writers"),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("share", views_share.share_create, name="share-create"),

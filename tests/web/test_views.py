@@ -285,11 +285,15 @@ def test_pods_panel_shows_each_pods_node_and_the_schedulers_line(client):
     assert "0/3 nodes are available: 1 node(s) had untolerated taint" in body
 
 
-def test_status_authorization_panel_names_the_node_aware_verbs(client):
+def test_status_writers_panel_judges_each_writer_by_rbac(client):
     body = client.get("/?example=granular-status-authorization").content.decode()
-    assert 'id="panel-authz"' in body
-    assert "pinned to node <strong>worker-1</strong>" in body
-    assert "only a controller with <code>arbitrary-node:update</code>" in body
+    assert 'id="panel-status-writers"' in body and 'id="panel-authz"' not in body
+    assert "pinned to node worker-1" in body
+    # the scheduler's bootstrap ClusterRole grants resourceclaims/binding, so it may set the allocation ...
+    assert 'RBAC: allowed by ClusterRoleBinding &quot;system:kube-scheduler&quot;' in body
+    assert "resources=resourceclaims/binding" in body
+    # ... but no bootstrap role grants resourceclaims/driver: writing a driver's device entries is refused
+    assert "changing status.devices requires resource=&quot;resourceclaims/driver&quot;" in body
 
 
 def test_capacity_panel_states_the_request_policy(client):
