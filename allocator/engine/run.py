@@ -189,7 +189,7 @@ def allocate(
                 return _invalid([_fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
                                 verdicts=verdicts[:-1])
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
-                           explanation=explain_attempt(attempt) if explain_result else None)
+                           explanation=_with_variant(explain_attempt(attempt), features) if explain_result else None)
         explained = explained or attempt
         if attempt.limit and deadline is not None and time.monotonic() > deadline:
             break
@@ -201,8 +201,16 @@ def allocate(
         claims=[_output_claim(c, None) for c in pending],
         warnings=warnings,
         verdicts=verdicts,
-        explanation=explain_attempt(explained) if explain_result and explained is not None else None,
+        explanation=(_with_variant(explain_attempt(explained), features)
+                     if explain_result and explained is not None else None),
     )
+
+
+def _with_variant(explanation: dict | None, features: AllocatorFeatures) -> dict | None:
+    """The explanation names the allocator variant that ran, and why that one."""
+    if explanation is not None:
+        explanation["allocator"] = {"variant": features.variant, "why": features.variant_reason}
+    return explanation
 
 
 def summary_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:

@@ -49,3 +49,12 @@ def test_under_stable_a_binds_to_node_device_does_not_pin_the_node():
     incubating = run(objects)
     assert incubating.claims[0]["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0][
         "values"] == ["worker-1"]
+
+
+def test_the_explanation_names_the_variant_that_ran_and_why():
+    objects = [gpu_class(), node(), slice_("s", [{"name": "d0"}]), claim("c", [request()])]
+    assert run(objects, gates=STABLE).explanation["allocator"] == {
+        "variant": "stable", "why": "no enabled feature needs more than the stable allocator"}
+    assert run(objects).explanation["allocator"] == {
+        "variant": "incubating",
+        "why": "DRADeviceBindingConditions, DRAConsumableCapacity are enabled, which the stable allocator does not support"}
