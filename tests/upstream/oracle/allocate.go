@@ -86,7 +86,8 @@ func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) *Re
 		return first
 	}
 	seen := map[string]bool{answerKey(first): true}
-	answers := []*Result{first}
+	own := *first // a copy: first.Answers must not hold first itself (encoding/json refuses cycles)
+	answers := []*Result{&own}
 	rng := rand.New(rand.NewPCG(uint64(len(data)), 19))
 	for i := 1; i < stableRuns; i++ {
 		again := allocateOnce(data, nodeName, gateText, timeout, rng)
