@@ -9,7 +9,15 @@ from django.utils.datastructures import MultiValueDict
 
 from allocator.engine.gates import COMPONENT_KEYS, COMPONENTS, GATES, GateError, parse_gates, parse_version_flag
 from allocator.runs import MAX_SCENARIO_BYTES, RunRequest, scenario_text
-from allocator.sharing import MAX_NODE_CHARS, ShareError, check_gates, check_node, load_json, uniform_gates
+from allocator.sharing import (
+    MAX_NODE_CHARS,
+    ShareError,
+    check_gates,
+    check_node,
+    check_versions,
+    load_json,
+    uniform_gates,
+)
 
 TRUE_VALUES = ("on", "true", "1")
 
@@ -161,26 +169,3 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunRequest:
     return RunRequest(scenario=scenario, node=request.GET.get("node", "") or "", gates=uniform_gates(gates),
                       versions={c: dict(versions) for c in COMPONENT_KEYS} if versions else {})
 
-
-def check_versions(versions) -> dict:
-    """`{component: {"emulated": "1.36", "minCompat": "1.36"}}` as an API client gives it."""
-    if versions is None:
-        return {}
-    if not isinstance(versions, dict):
-        raise ShareError('versions must be an object: {component: {"emulated": "X.Y", "minCompat": "X.Y"}}')
-    clean = {}
-    for component, values in versions.items():
-        if component not in COMPONENT_KEYS:
-            raise ShareError(f"versions: unknown component {component!r} (expected one of {', '.join(COMPONENT_KEYS)})")
-        if not isinstance(values, dict) or set(values) - {"emulated", "minCompat"}:
-            raise ShareError(f'versions.{component} must be an object with "emulated" and/or "minCompat"')
-        chosen = {}
-        for key, value in values.items():
-            if not isinstance(value, str):
-                raise ShareError(f"versions.{component}.{key} must be a version string such as \"1.36\"")
-            try:
-                chosen[key] = parse_version_flag(value) if value else ""
-            except GateError as exc:
-                raise ShareError(f"versions.{component}.{key}: {exc}") from None
-        clean[component] = chosen
-    return clean

@@ -18,7 +18,7 @@ from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
 
 from allocator import safe_cache
-from allocator.engine.gates import COMPONENT_KEYS, GATES
+from allocator.engine.gates import COMPONENT_KEYS, GATES, GateError, parse_version_flag
 from allocator.models import SharedScenario
 from allocator.runs import RunRequest
 from allocator.version import VERSION
@@ -101,6 +101,30 @@ def check_gates(gates) -> dict:
             if not isinstance(value, bool):
                 raise ShareError(f"gates.{component}.{name} must be true or false")
         clean[component] = dict(values)
+    return clean
+
+
+def check_versions(versions) -> dict:
+    """`{component: {"emulated": "1.36", "minCompat": "1.36"}}` as an API client gives it."""
+    if versions is None:
+        return {}
+    if not isinstance(versions, dict):
+        raise ShareError('versions must be an object: {component: {"emulated": "X.Y", "minCompat": "X.Y"}}')
+    clean = {}
+    for component, values in versions.items():
+        if component not in COMPONENT_KEYS:
+            raise ShareError(f"versions: unknown component {component!r} (expected one of {', '.join(COMPONENT_KEYS)})")
+        if not isinstance(values, dict) or set(values) - {"emulated", "minCompat"}:
+            raise ShareError(f'versions.{component} must be an object with "emulated" and/or "minCompat"')
+        chosen = {}
+        for key, value in values.items():
+            if not isinstance(value, str):
+                raise ShareError(f"versions.{component}.{key} must be a version string such as \"1.36\"")
+            try:
+                chosen[key] = parse_version_flag(value) if value else ""
+            except GateError as exc:
+                raise ShareError(f"versions.{component}.{key}: {exc}") from None
+        clean[component] = chosen
     return clean
 
 
@@ -187,6 +211,8 @@ def fragment(settings: RunRequest) -> str | None:
         "node": settings.node,
         "gates": full_gates(settings.gates),
     }
+    if settings.versions:  # links without versions keep their old bytes
+        data["versions"] = settings.versions
     packed = _deflate(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     value = "s=" + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
     return value if len(value) <= MAX_FRAGMENT_CHARS else None
@@ -214,7 +240,7 @@ def read_fragment(value: str) -> RunRequest:
         raise ShareError("fragment has an unknown format")
     scenario = check_scenario(data.get("scenario"))
     return RunRequest(scenario=scenario, node=check_node(data.get("node")),
-                    gates=changed_gates(check_gates(data.get("gates"))))
+                      gates=changed_gates(check_gates(data.get("gates"))), versions=check_versions(data.get("versions")))
 
 
 # Rate limit: a fixed window per client address, counted in the cache. With REDIS_URL every

@@ -318,6 +318,14 @@ class Replay(Section):
 
 
 @dataclass(frozen=True, slots=True)
+class AllocatorVariant(Section):
+    """Which of upstream's allocator variants ran (stable, incubating, experimental), and why that one."""
+
+    variant: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Explanation(Section):
     node: str
     success: bool
@@ -336,11 +344,14 @@ class Explanation(Section):
     device_map: list  # MapPool
     steps: int
     trace: Replay
+    allocator: AllocatorVariant | None = field(default=None, metadata={"optional": True})
 
     def as_dict(self) -> dict:
         out = {}
-        for name, key, _ in _layout(Explanation):
+        for name, key, optional in _layout(Explanation):
             value = getattr(self, name)
+            if value is None and optional:
+                continue
             out[key] = value.as_dict() if isinstance(value, Replay) else to_json(value)
         return out
 

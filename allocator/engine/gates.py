@@ -417,3 +417,22 @@ class ComponentGates:
             if errors:
                 return key, errors[0][0], refusal_message(COMPONENT_LABELS[key], errors)
         return None
+
+
+def readme_table() -> str:
+    """The README's gate table, from the data file: each shown gate as a scheduler started without
+    version flags sees it, and the versions where it changes."""
+    lines = ["| Gate | Stage in 1.37 | Default | Locked | Needs | History (version: stage, default) | Modelled |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, info in GATES.items():
+        spec = info.default_spec
+        history = "; ".join(
+            f"{_show(s.version)}: {s.stage} {'on' if s.default else 'off'}"
+            + (" locked" if s.locked else "")
+            + (f" (min compat {_show(s.min_compatibility)})" if s.min_compatibility else "")
+            for s in info.specs)
+        needs = ", ".join(f"`{d}`" for d in info.depends_on) or "—"
+        lines.append(f"| `{name}` | {spec.stage} | {'on' if spec.default else 'off'} | "
+                     f"{'yes' if spec.locked else 'no'} | {needs} | {history} | "
+                     f"{'yes' if info.modelled else 'no'} |")
+    return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ WARNING = "warning"
 DROPPED_ON_CREATE = "dropped-on-create"  # a field the apiserver drops because its gate is off
 UNKNOWN_NODE = "unknown-node"  # the node asked for is named nowhere in the scenario
 IGNORED_KIND = "ignored-kind"  # an object of a kind the playground does not read
+POOL_ORDER = "pool-order"  # the stable allocator's answer depends on Go map order
 GATES_REFUSED = "gates-refused"  # a component would not start with these gates and versions
 
 

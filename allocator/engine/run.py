@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 from allocator.engine import cel
-from allocator.engine.allocate import DEFAULT_MAX_STEPS, Fatal
+from allocator.engine.allocate import DEFAULT_MAX_STEPS, Allocator, Fatal, NodeFailure, SearchLimit
 from allocator.engine.attempt import AllocatedState, allocated_state
 from allocator.engine.cycle import (
     NO_SOLUTION,
@@ -19,11 +19,12 @@ from allocator.engine.cycle import (
     fit_error,
     prefilter_problems,
 )
-from allocator.engine.gates import AllocatorFeatures, ComponentGates
+from allocator.engine.explanation import AllocatorVariant, Explanation
+from allocator.engine.gates import STABLE, AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
 from allocator.engine.outcome import NodeVerdict, Outcome, fatal_problem, output_claim, with_kubelet_answer
-from allocator.engine.pools import PoolGatherError, SliceIndex
-from allocator.engine.problems import GATES_REFUSED, UNKNOWN_NODE, WARNING, Problem
+from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
+from allocator.engine.problems import GATES_REFUSED, POOL_ORDER, UNKNOWN_NODE, WARNING, Problem
 from allocator.engine.results import build_allocation
 from allocator.engine.scenario import Scenario, read_scenario
 from allocator.engine.statusauth.outcome import run_status_writers
@@ -164,8 +165,11 @@ def _allocate(
             except Fatal as exc:  # the result cannot be written (upstream fails the cycle)
                 return _invalid([fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
                                 verdicts=verdicts[:-1])
+            if features.variant == STABLE:
+                warnings += _pool_order_warning(node_for(scenario, name), pending, scenario, index, features, state,
+                                                options, claims)
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
-                           explanation=explain_attempt(attempt) if explain_result else None)
+                           explanation=_with_variant(explain_attempt(attempt), features) if explain_result else None)
         explained = explained or attempt
         if attempt.limit and deadline is not None and time.monotonic() > deadline:
             break
@@ -177,8 +181,46 @@ def _allocate(
         claims=[output_claim(c, None) for c in pending],
         warnings=warnings,
         verdicts=verdicts,
-        explanation=explain_attempt(explained) if explain_result and explained is not None else None,
+        explanation=(_with_variant(explain_attempt(explained), features)
+                     if explain_result and explained is not None else None),
     )
+
+
+def _pool_order_warning(node, pending, scenario, index, features, state, options, claims) -> list[Problem]:
+    """The stable allocator gathers pools in Go map order, so another run of the real scheduler may
+    try them in another order. The search runs again with the pools reversed: when that picks other
+    devices, the answer shown is one of several, and a warning says which pools."""
+    pools = gather_pools(node, index, features)
+    if len(pools) < 2:
+        return []
+    options = {k: v for k, v in options.items() if k != "exact_first"}
+    allocator = Allocator(claims=pending, classes=scenario.classes, pools=list(reversed(pools)), node=node,
+                          features=features, allocated=state, all_slices=index.slices, **options)
+    try:
+        if not allocator.run():
+            return []
+        other = [build_allocation(allocator, ci) for ci in range(len(pending))]
+    except (Fatal, NodeFailure, SearchLimit):
+        return []
+    shown = [c["status"]["allocation"] for c in claims]
+    if _devices(other) == _devices(shown):
+        return []
+    names = ", ".join(f"{p.driver}/{p.name}" for p in pools)
+    return [Problem(
+        f"the stable allocator gathers pools in Go map order: with pools {names} another run of the real "
+        "kube-scheduler may try them in another order and pick other devices; this is one possible answer",
+        severity=WARNING, code=POOL_ORDER)]
+
+
+def _devices(allocations: list) -> list:
+    return [[(r["driver"], r["pool"], r["device"]) for r in a["devices"]["results"]] for a in allocations]
+
+
+def _with_variant(explanation: Explanation | None, features: AllocatorFeatures) -> Explanation | None:
+    """The explanation names the allocator variant that ran, and why that one."""
+    if explanation is None:
+        return None
+    return replace(explanation, allocator=AllocatorVariant(features.variant, features.variant_reason))
 
 
 def no_fit_message(verdicts: list[NodeVerdict], node_name: str | None) -> str:

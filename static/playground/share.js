@@ -113,6 +113,22 @@
       var values = gates[g.component] || {};
       g.input.checked = Object.prototype.hasOwnProperty.call(values, g.gate) ? !!values[g.gate] : !!defaults[g.gate];
     });
+    // Links made before versions existed carry none: every component at its default.
+    var versions = data.versions || {};
+    versionSelects().forEach(function (v) {
+      var chosen = (versions[v.component] || {})[v.key];
+      v.select.value = typeof chosen === "string" ? chosen : "";
+    });
+  }
+
+  // emulated-<component> and mincompat-<component>: the version control beside the gates.
+  function versionSelects() {
+    return Array.prototype.filter.call(form().querySelectorAll("select"), function (select) {
+      return /^(emulated|mincompat)-[^-]+$/.test(select.name);
+    }).map(function (select) {
+      var parts = select.name.split("-");
+      return { select: select, component: parts[1], key: parts[0] === "emulated" ? "emulated" : "minCompat" };
+    });
   }
 
   function formState() {
@@ -120,13 +136,19 @@
     gateBoxes().forEach(function (g) {
       (gates[g.component] = gates[g.component] || {})[g.gate] = g.input.checked;
     });
+    var versions = {};
+    versionSelects().forEach(function (v) {
+      if (v.select.value) (versions[v.component] = versions[v.component] || {})[v.key] = v.select.value;
+    });
     var node = document.getElementById("node");
-    return {
+    var state = {
       v: FORMAT,
       scenario: document.getElementById("scenario").value,
       node: node ? node.value : "",
       gates: gates,
     };
+    if (Object.keys(versions).length) state.versions = versions;
+    return state;
   }
 
   async function buildLink() {

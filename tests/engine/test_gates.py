@@ -102,3 +102,13 @@ def test_apiserver_with_partitionable_off_drops_counter_consumption():
     stored, dropped = drop_disabled_fields(SLICE, gates)
     device = stored["spec"]["devices"][0]
     assert "consumesCounters" not in device and "taints" not in device
+
+
+def test_the_readme_gate_table_is_generated_from_the_data_file():
+    from pathlib import Path
+
+    from allocator.engine.gates import readme_table
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    between = readme.split("<!-- gate table: generated -->\n", 1)[1].split("<!-- end of gate table -->", 1)[0]
+    assert between == readme_table()

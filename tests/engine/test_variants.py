@@ -49,3 +49,28 @@ def test_under_stable_a_binds_to_node_device_does_not_pin_the_node():
     incubating = run(objects)
     assert incubating.claims[0]["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0][
         "values"] == ["worker-1"]
+
+
+def test_the_explanation_names_the_variant_that_ran_and_why():
+    objects = [gpu_class(), node(), slice_("s", [{"name": "d0"}]), claim("c", [request()])]
+    assert run(objects, gates=STABLE).explanation.allocator.as_dict() == {
+        "variant": "stable", "why": "no enabled feature needs more than the stable allocator"}
+    assert run(objects).explanation.allocator.as_dict() == {
+        "variant": "incubating",
+        "why": "DRADeviceBindingConditions, DRAConsumableCapacity are enabled, which the stable allocator does not support"}
+
+
+def test_under_stable_an_answer_that_depends_on_pool_order_says_so():
+    objects = [gpu_class(), node(), slice_("a", [{"name": "d0"}], pool="pool-a"),
+               slice_("b", [{"name": "d0"}], pool="pool-b"), claim("c", [request()])]
+    stable = run(objects, gates=STABLE)
+    assert stable.outcome == "allocated"
+    [warning] = [w for w in stable.warnings if w.code == "pool-order"]
+    assert "pools gpu.example.com/pool-a, gpu.example.com/pool-b" in warning.message
+    assert "another run of the real kube-scheduler may try them in another order" in warning.message
+    assert not [w for w in run(objects).warnings if w.code == "pool-order"]  # incubating sorts its pools
+
+
+def test_under_stable_one_pool_is_no_lottery():
+    objects = [gpu_class(), node(), slice_("a", [{"name": "d0"}, {"name": "d1"}]), claim("c", [request()])]
+    assert not [w for w in run(objects, gates=STABLE).warnings if w.code == "pool-order"]

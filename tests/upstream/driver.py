@@ -67,8 +67,12 @@ class Oracle:
         self.proc = subprocess.Popen([str(self.binary), "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, bufsize=1)
 
-    def ask(self, scenario: str, *, node: str | None = None, gates: str = "") -> dict:
-        line = json.dumps({"scenario": scenario, "node": node or "", "featureGates": gates})
+    def ask(self, scenario: str, *, node: str | None = None, gates: str = "", emulated: str = "",
+            min_compat: str = "") -> dict:
+        """The oracle's answer. It is given every gate's value as the scheduler resolves it at its
+        versions (that resolution is checked against Kubernetes in test_gates_upstream.py)."""
+        line = json.dumps({"scenario": scenario, "node": node or "",
+                           "featureGates": resolved_gates(gates, emulated, min_compat)})
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
         answer = self.proc.stdout.readline()
@@ -98,10 +102,23 @@ class Oracle:
         self.close()
 
 
-def ours(scenario: str, *, node: str | None = None, gates: str = "") -> dict:
+# The gates the oracle knows (tests/upstream/oracle/scenario.go).
+ORACLE_GATES = ("DynamicResourceAllocation", "DRAPrioritizedList", "DRAAdminAccess", "DRAResourceClaimDeviceStatus",
+                "DRADeviceTaints", "DRADeviceTaintRules", "DRAPartitionableDevices", "DRAConsumableCapacity",
+                "DRAFractionalCapacityRange", "DRADeviceBindingConditions", "DRASchedulerFilterTimeout",
+                "DRAResourceClaimGranularStatusAuthorization", "DRAListTypeAttributes",
+                "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations", "DRADerivedAttributes")
+
+
+def resolved_gates(gates: str, emulated: str = "", min_compat: str = "") -> str:
+    parsed, _ = parse_gates(gates, emulated=emulated, min_compat=min_compat)
+    return ",".join(f"{name}={str(parsed.enabled(name)).lower()}" for name in ORACLE_GATES)
+
+
+def ours(scenario: str, *, node: str | None = None, gates: str = "", emulated: str = "", min_compat: str = "") -> dict:
     """The engine's answer in the shape of `manage.py allocate -o json`, plus whether the input was
     rejected before allocation (validation: the oracle does not model the apiserver)."""
-    parsed, warnings = parse_gates(gates)
+    parsed, warnings = parse_gates(gates, emulated=emulated, min_compat=min_compat)
     scen, outcome = allocate_text(scenario.encode(), node_name=node or None, gates=ComponentGates.uniform(parsed),
                                   explain_result=False)
     data = json.loads(json.dumps(outcome_data(outcome)))
@@ -119,7 +136,16 @@ class Comparison:
 
 
 def compare(mine: dict, theirs: dict) -> Comparison:
-    """Field by field: outcome, node, then each claim's results in order and its node selector."""
+    """Field by field: outcome, node, then each claim's results in order and its node selector.
+    Where the stable allocator's answer depends on Go map order, ours must be one of its answers."""
+    answers = theirs.get("answers")
+    if answers:
+        verdicts = [_compare_one(mine, dict(answer, answers=None)) for answer in answers]
+        return next((v for v in verdicts if v.verdict == "agree"), verdicts[0])
+    return _compare_one(mine, theirs)
+
+
+def _compare_one(mine: dict, theirs: dict) -> Comparison:
     if theirs.get("outcome") == "panic":
         return Comparison("disagree", [f"the upstream allocator panicked: {theirs.get('message')}"])
     if mine.get("gaveUp") or theirs.get("outcome") == "gave-up":

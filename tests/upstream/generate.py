@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import yaml
 from hypothesis import strategies as st
 
+from allocator.engine.gates import ALPHA, PREALPHA, FeatureGates
+
 DRIVERS = ("gpu.example.com", "nic.example.com")
 NODES = ("node-a", "node-b", "node-c")
 REGIONS = ("r1", "r2")
@@ -21,14 +23,17 @@ QUANTITIES = ("1Gi", "2Gi", "4Gi", "8Gi", "10G", "16Gi")
 TAINT_KEYS = ("maintenance", "degraded")
 ADMIN_LABEL = "resource.kubernetes.io/admin-access"
 
-# Gates a scenario may flip (the rest keep the 1.37 defaults). Locked GA gates are flipped too:
-# the playground honours them, and the allocator has code for both values.
+# Gates a scenario may flip (the rest keep the defaults of the emulated version). Only sets
+# kube-scheduler accepts are drawn: a gate locked (or not yet there) at the emulated version keeps
+# its default, and a gate whose dependency ends up off is turned off too. Whether refused sets are
+# refused as Kubernetes refuses them is tests/upstream/test_gates_upstream.py's question.
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRAConsumableCapacity", "DRAFractionalCapacityRange", "DRADeviceBindingConditions",
          "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
          "DRADerivedAttributes", "DRADeviceTaintRules")
-DEFAULTS = {"DRAListTypeAttributes": False, "DRADeviceCompatibilityGroups": False,
-            "DRAOptionalNodeOperations": False, "DRADerivedAttributes": False}
+# Emulated versions drawn ("" = a scheduler started without the flag), and min compatibility versions.
+EMULATED = ("", "", "1.36", "1.35")
+MIN_COMPAT = ("", "", "", "1.37")
 
 
 @dataclass
@@ -36,9 +41,12 @@ class Generated:
     text: str
     node: str | None
     gates: str
+    emulated: str = ""
+    min_compat: str = ""
 
     def __repr__(self):
-        return f"Generated(node={self.node!r}, gates={self.gates!r})\n---\n{self.text}"
+        return (f"Generated(node={self.node!r}, gates={self.gates!r}, emulated={self.emulated!r}, "
+                f"min_compat={self.min_compat!r})\n---\n{self.text}")
 
 
 def rare(draw, n: int) -> bool:
@@ -47,17 +55,28 @@ def rare(draw, n: int) -> bool:
 
 
 @st.composite
-def gates(draw) -> dict:
+def gates(draw) -> tuple[dict, str, str]:
+    """(gate values, emulated version, min compatibility version) that a kube-scheduler accepts."""
+    emulated = draw(st.sampled_from(EMULATED))
+    min_compat = draw(st.sampled_from(MIN_COMPAT))
+    if emulated and min_compat > emulated:
+        min_compat = ""  # above the emulated version: refused
+    base = FeatureGates(emulated=emulated, min_compat=min_compat)
     chosen = {}
     for name in GATES:
-        default = DEFAULTS.get(name, True)
+        spec = base.spec(name)
+        if spec.locked or spec.stage == PREALPHA:
+            continue
         # Alpha gates on half the time, the others off one time in six.
-        flip = rare(draw, 2 if name in DEFAULTS else 6)
-        chosen[name] = (not default) if flip else default
-    if not chosen["DRAPartitionableDevices"]:
-        # Kubernetes refuses DRADeviceCompatibilityGroups without DRAPartitionableDevices.
-        chosen["DRADeviceCompatibilityGroups"] = False
-    return chosen
+        flip = rare(draw, 2 if spec.stage == ALPHA else 6)
+        chosen[name] = (not spec.default) if flip else spec.default
+    # A gate whose dependency is off cannot be on: switch it off until the set is accepted.
+    for _ in range(len(GATES)):
+        refused = FeatureGates(tuple(sorted(chosen.items())), emulated, min_compat).refusals()
+        if not refused:
+            break
+        chosen[refused[0][0]] = False
+    return chosen, emulated, min_compat
 
 
 def node_selector(draw, *, allow_fields=True) -> dict:
@@ -112,7 +131,7 @@ def capacity(draw, multi: bool) -> dict:
 
 @st.composite
 def scenarios(draw) -> Generated:
-    g = draw(gates())
+    g, emulated, min_compat = draw(gates())
     objects: list[dict] = []
     node_names = list(NODES[: draw(st.integers(1, 3))])
     for name in node_names:
@@ -313,7 +332,7 @@ def scenarios(draw) -> Generated:
     node = draw(st.one_of(st.none(), st.sampled_from(node_names)))
     text = yaml.safe_dump_all(objects, sort_keys=False)
     gate_text = ",".join(f"{k}={str(v).lower()}" for k, v in g.items())
-    return Generated(text, node, gate_text)
+    return Generated(text, node, gate_text, emulated, min_compat)
 
 
 def request_body(draw, classes, *, sub: bool) -> dict:

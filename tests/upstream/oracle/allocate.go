@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"time"
 
@@ -25,7 +27,15 @@ type Result struct {
 	Claims  []OutputClaim `json:"claims"`
 	// Nodes lists each node tried and why it did not fit (the playground's `nodes`).
 	Nodes []NodeVerdict `json:"nodes,omitempty"`
+	// Variant is the allocator NewAllocator chose. With stable, which gathers pools in Go map
+	// order, the allocation runs again over shuffled slice lists: Answers holds every distinct
+	// result when they differ (the first is this one).
+	Variant string    `json:"variant,omitempty"`
+	Answers []*Result `json:"answers,omitempty"`
 }
+
+// stableRuns is how often a stable allocation is repeated to see whether its answer depends on map order.
+const stableRuns = 6
 
 type NodeVerdict struct {
 	Node    string `json:"node"`
@@ -69,7 +79,51 @@ func invalid(message string) *Result {
 
 // Allocate runs one scenario: every node named (or the one given) in name
 // order, the first that fits wins, as `manage.py allocate` does.
-func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) (result *Result) {
+// Allocate answers one scenario as kube-scheduler would, with the variant NewAllocator picks.
+func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) *Result {
+	first := allocateOnce(data, nodeName, gateText, timeout, nil)
+	if first.Variant != "stable" {
+		return first
+	}
+	seen := map[string]bool{answerKey(first): true}
+	own := *first // a copy: first.Answers must not hold first itself (encoding/json refuses cycles)
+	answers := []*Result{&own}
+	rng := rand.New(rand.NewPCG(uint64(len(data)), 19))
+	for i := 1; i < stableRuns; i++ {
+		again := allocateOnce(data, nodeName, gateText, timeout, rng)
+		if key := answerKey(again); !seen[key] {
+			seen[key] = true
+			answers = append(answers, again)
+		}
+	}
+	if len(answers) > 1 {
+		first.Answers = answers
+	}
+	return first
+}
+
+func answerKey(r *Result) string {
+	data, _ := json.Marshal(struct {
+		Outcome string
+		Node    *string
+		Claims  []OutputClaim
+	}{r.Outcome, r.Node, r.Claims})
+	return string(data)
+}
+
+// variantOf names the allocator NewAllocator picks for these features: the first of stable,
+// incubating and experimental whose supported features cover them.
+func variantOf(f structured.Features) string {
+	if f.ListTypeAttributes || f.OptionalNodeOperations || f.DerivedAttributes || f.CompatibilityGroups {
+		return "experimental"
+	}
+	if f.DeviceBindingAndStatus || f.ConsumableCapacity || f.FractionalCapacityRange {
+		return "incubating"
+	}
+	return "stable"
+}
+
+func allocateOnce(data []byte, nodeName, gateText string, timeout time.Duration, shuffle *rand.Rand) (result *Result) {
 	defer func() {
 		// A panic inside the allocator is a finding, not a crash of the batch.
 		if p := recover(); p != nil {
@@ -110,9 +164,9 @@ func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) (re
 	}
 
 	features := allocatorFeatures(gates)
-	// What the scheduler's PreFilter rejects before the allocator runs.
+	// What the scheduler's PreFilter rejects before the allocator runs: the pod is unschedulable.
 	if msg := preFilter(sc, pending, features); msg != "" {
-		return fail(msg)
+		return &Result{Outcome: "unsatisfiable", Message: msg, Claims: claimsOut(nil)}
 	}
 
 	claims := make([]*resourceapi.ResourceClaim, len(pending))
@@ -124,13 +178,20 @@ func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) (re
 		EnableListTypeAttributes: features.ListTypeAttributes,
 	})
 	ctx := context.Background()
-	// The stable variant iterates pools in Go map order (random); incubating is
-	// the same code with sorted pools, so it stands in for stable.
-	structured.EnableAllocators("incubating", "experimental")
-	allocator, err := structured.NewAllocator(ctx, features, allocatedState(sc, features), classLister{sc.classes}, sc.scheduledSlices(gates), celCache)
+	slices := sc.scheduledSlices(gates)
+	if shuffle != nil {
+		slices = append([]*resourceapi.ResourceSlice(nil), slices...)
+		shuffle.Shuffle(len(slices), func(i, j int) { slices[i], slices[j] = slices[j], slices[i] })
+	}
+	allocator, err := structured.NewAllocator(ctx, features, allocatedState(sc, features), classLister{sc.classes}, slices, celCache)
 	if err != nil {
 		return fail(err.Error())
 	}
+	defer func() {
+		if result != nil {
+			result.Variant = variantOf(features)
+		}
+	}()
 
 	var names []string
 	if nodeName != "" {

@@ -133,7 +133,10 @@ func runBatch(stdin io.Reader, stdout io.Writer, timeout time.Duration) int {
 			} else {
 				result = Allocate([]byte(req.Scenario), req.Node, req.FeatureGates, timeout)
 			}
-			_ = enc.Encode(BatchResponse{ID: req.ID, Result: result, ExitCode: result.ExitCode()})
+			if eerr := enc.Encode(BatchResponse{ID: req.ID, Result: result, ExitCode: result.ExitCode()}); eerr != nil {
+				// An answer that does not encode is still one line: the driver waits for it.
+				_ = enc.Encode(BatchResponse{ID: req.ID, Result: invalid("oracle: " + eerr.Error()), ExitCode: exitInvalid})
+			}
 			// The driver waits for each answer before sending the next request.
 			if ferr := writer.Flush(); ferr != nil {
 				return exitInvalid
