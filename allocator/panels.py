@@ -526,7 +526,7 @@ def page_context(run: RunRequest, scenario, outcome: Outcome | None, *, refused:
     if outcome is None:
         context["error_lines_json"] = "[]"
         context["panels"] = []
-        context["summary"] = []
+        context["left_out"] = []
         return context
     notes: list = []
     if len(outcome.verdicts) > MAX_VERDICTS:
@@ -556,6 +556,6 @@ def page_context(run: RunRequest, scenario, outcome: Outcome | None, *, refused:
             notes.extend(view.notes)
             panels.append(panel)
     context["panels"] = panels
-    context["summary"] = notes
+    context["left_out"] = notes
     return context
 

@@ -19,7 +19,7 @@ from allocator.pages import rate_message, render_run
 from allocator.workshops import library, markdown
 from allocator.workshops.lint import check_lesson
 from allocator.workshops.model import Workshop, parse_workshop
-from allocator.workshops.runs import run_in_worker, settings_for, variant_from_form
+from allocator.workshops.playground import run_in_worker, run_request_for, variant_from_form
 from allocator.workshops.store import WorkshopRefused, share_workshop
 
 
@@ -124,7 +124,7 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
         "check_results": results,
         "all_passed": bool(results) and all(r.ok for r in results),
     }
-    return render_run(request, settings_for(variant or lesson.start), template="workshops/lesson.html",
+    return render_run(request, run_request_for(variant or lesson.start), template="workshops/lesson.html",
                       extra=extra, status=status)
 
 
@@ -253,8 +253,8 @@ def _comparison(request, a, b) -> dict:
     for label, variant in (("A", a), ("B", b)):
         scenario, outcome = run_in_worker(variant)
         outcomes.append(outcome)
-        stateless = fragment(settings_for(variant))
-        sides.append({"label": label, "variant": variant, "settings": settings_for(variant),
+        stateless = fragment(run_request_for(variant))
+        sides.append({"label": label, "variant": variant, "settings": run_request_for(variant),
                       "playground_url": reverse("index") + "#" + stateless if stateless else "",
                       "outcome": outcome,
                       "pools": outcome.explanation.pools if outcome.explanation is not None else []})

@@ -304,7 +304,7 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> Replay:
     claims = [ref(claim.key) for claim in allocator.claims]
     requests: dict = {}  # id(request data) -> (claim, request) indexes
     devices: dict = {}  # id(device) -> (pool, device) indexes
-    reasons: dict = {}  # id(refusal) -> (refusal, index of its text)
+    reasons: dict = {}  # id(refusal) -> (refusal, index of its text, index of its code)
     steps = []
     for step in recorder.steps:
         claim = request = pool = device = text = counters = code = None
@@ -323,8 +323,8 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> Replay:
         if step.kind == REJECT:
             known = reasons.get(id(step.detail))
             if known is None:
-                known = reasons[id(step.detail)] = (step.detail, ref(step.detail.text()))
-            text, code = known[1], ref(step.detail.code.value)
+                known = reasons[id(step.detail)] = (step.detail, ref(step.detail.text()), ref(str(step.detail.code)))
+            text, code = known[1], known[2]
         elif step.kind in (PICK, UNDO):
             pick = step.detail
             if pick.pays_counters:

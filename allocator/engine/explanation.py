@@ -51,9 +51,8 @@ def to_json(value):
 
 
 class Section:
-    """A part of the explanation; `as_dict()` is its JSON."""
-
-    __slots__ = ()
+    """A part of the explanation; `as_dict()` is its JSON. (No slots: the worker pickles the
+    explanation, and a slots dataclass pickles through `dataclasses.fields()` once per object.)"""
 
     def as_dict(self) -> dict:
         return to_json(self)
@@ -62,7 +61,7 @@ class Section:
 # --- the why table -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class WhyRow(Section):
     """One device for one request: what the reported attempt did with it, and why."""
 
@@ -86,7 +85,7 @@ class WhyRow(Section):
         return self.verdict in (Verdict.CHOSEN, Verdict.TRIED)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RequestWhy(Section):
     """The rows of one request or subrequest of a claim."""
 
@@ -100,13 +99,13 @@ class RequestWhy(Section):
     candidates: list  # WhyRow, in search order
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ClaimWhy(Section):
     claim: str  # namespace/name
     requests: list  # RequestWhy
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class BlockedAt(Section):
     """Where a failed search got no further."""
 
@@ -117,7 +116,7 @@ class BlockedAt(Section):
 # --- pools and slices ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PoolState(Section):
     pool: str
     generation: int
@@ -133,7 +132,7 @@ class PoolState(Section):
         return self.state == "usable"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class IgnoredSlice(Section):
     """A slice the kube-scheduler does not read (its gates do not know a field it uses)."""
 
@@ -145,7 +144,7 @@ class IgnoredSlice(Section):
 # --- counters, capacity, compatibility groups --------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CounterUse(Section):
     counter: str
     total: str
@@ -154,7 +153,7 @@ class CounterUse(Section):
     free: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CounterMember(Section):
     """A device drawing on a counter set."""
 
@@ -164,7 +163,7 @@ class CounterMember(Section):
     allocated_now: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CounterSetUse(Section):
     blocks: list  # devices refused for this set
     pool: str
@@ -174,14 +173,14 @@ class CounterSetUse(Section):
     groups: str | None  # the compatibility groups the set is left with, with that gate on
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CapacityAmount(Section):
     value: str
     allocated_before: str
     policy: str | None  # the request policy in words
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CapacityShare(Section):
     """One share of a device that allows multiple allocations, taken in this cycle."""
 
@@ -192,28 +191,28 @@ class CapacityShare(Section):
     requested: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DeviceCapacity(Section):
     device: str  # driver/pool/device
     capacity: dict  # name -> CapacityAmount
     shares_now: list  # CapacityShare
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GroupStep(Section):
     device: str
     groups: list
     after: str  # the groups left once the device is added
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GroupMember(Section):
     device: str
     groups: list
     rejected: str | None  # the reason a request refused it for its groups
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CompatibilityGroups(Section):
     """One counter set with grouped devices: the groups before, after each pick, and at the end."""
 
@@ -228,13 +227,13 @@ class CompatibilityGroups(Section):
 # --- after the allocation: status writers, node operations ----------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DriverWriter(Section):
     driver: str
     verbs: list
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StatusWriters(Section):
     """Who may write one claim's status (granular status authorization)."""
 
@@ -243,13 +242,13 @@ class StatusWriters(Section):
     drivers: list  # DriverWriter
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class KubeletCall(Section):
     call: str
     runs: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NodeOperations(Section):
     """Per claim and driver: which kubelet calls run, and whether the kubelet accepts the skip."""
 
@@ -264,7 +263,7 @@ class NodeOperations(Section):
 # --- the device map --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MapDevice(Section):
     device: str
     slice: str
@@ -273,7 +272,7 @@ class MapDevice(Section):
     counter_sets: list
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MapPool(Section):
     pool: str
     state: str
@@ -283,7 +282,7 @@ class MapPool(Section):
 # --- the replay ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Replay(Section):
     """The recorded steps, compact: each step is [kind, claim, request, pool, device, reason or outcome,
     counters, code] with every string an index into `strings`, counters as [[counter set, counter,
@@ -317,7 +316,7 @@ class Replay(Section):
 # --- the whole ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AllocatorVariant(Section):
     """Which of upstream's allocator variants ran (stable, incubating, experimental), and why that one."""
 
@@ -325,7 +324,7 @@ class AllocatorVariant(Section):
     why: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Explanation(Section):
     node: str
     success: bool

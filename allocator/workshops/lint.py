@@ -9,7 +9,7 @@ from __future__ import annotations
 from allocator.engine.loader import load_scenario
 from allocator.workshops.checks import NAMESPACED, Submission, claim_key, evaluate
 from allocator.workshops.model import Lesson, Problem, Workshop, parse_workshop
-from allocator.workshops.runs import run_inline
+from allocator.workshops.playground import run_inline
 
 
 def lint(text: str, *, run=run_inline) -> tuple[Workshop | None, list[Problem]]:

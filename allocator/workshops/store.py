@@ -11,7 +11,7 @@ from allocator.models import SharedWorkshop
 from allocator.sharing import ID_LENGTHS, MAX_SHARE_BYTES, ShareError
 from allocator.version import VERSION
 from allocator.workshops.lint import lint
-from allocator.workshops.runs import run_in_worker
+from allocator.workshops.playground import run_in_worker
 
 
 class WorkshopRefused(ShareError):

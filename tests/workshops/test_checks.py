@@ -6,7 +6,7 @@ import yaml
 
 from allocator.workshops.checks import Submission, evaluate
 from allocator.workshops.model import Variant, parse_workshop
-from allocator.workshops.runs import run_inline
+from allocator.workshops.playground import run_inline
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "allocator" / "examples"
 

@@ -49,7 +49,7 @@ def test_without_a_link_compare_opens_on_version_skew(client):
 
 def test_differences_name_devices_counters_and_reasons():
     def run(text):
-        from allocator.workshops.runs import run_inline
+        from allocator.workshops.playground import run_inline
 
         _, outcome = run_inline(Variant(scenario=text, node="worker-1"))
         return outcome

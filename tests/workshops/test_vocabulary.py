@@ -9,7 +9,7 @@ from allocator.engine.vocabulary import OutcomeKind, RowCode, Verdict
 from allocator.workshops import checks
 from allocator.workshops.checks import Submission, evaluate
 from allocator.workshops.model import Variant, parse_workshop
-from allocator.workshops.runs import run_inline
+from allocator.workshops.playground import run_inline
 
 ENGINE = Path(checks.__file__).resolve().parents[1] / "engine"
 

@@ -10,7 +10,7 @@ from allocator.runs import RunRequest, run_request
 from allocator.workshops.model import Variant
 
 
-def settings_for(variant: Variant) -> RunRequest:
+def run_request_for(variant: Variant) -> RunRequest:
     return RunRequest(scenario=variant.scenario, node=variant.node,
                     gates={c: dict(v) for c, v in variant.gates.items()})
 
@@ -36,12 +36,12 @@ class _Unprefixed:
 
 def run_inline(variant: Variant):
     """(scenario, outcome) in this process: for the CLI and the test suite."""
-    return run_request(settings_for(variant))
+    return run_request(run_request_for(variant))
 
 
 def run_in_worker(variant: Variant):
     """(scenario, outcome) bounded in a worker process and cached: for views."""
     from allocator.worker import run_bounded
 
-    return run_bounded(settings_for(variant))
+    return run_bounded(run_request_for(variant))
 
