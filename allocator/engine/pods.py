@@ -50,6 +50,7 @@ from allocator.engine.nodefilter import (
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
 from allocator.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate, build_claim, build_pod
+from allocator.engine.outcome_parts import fatal_problem, output_claim
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
@@ -61,8 +62,6 @@ from allocator.engine.run import (
     UNSATISFIABLE,
     NodeVerdict,
     Outcome,
-    _fatal_problem,
-    _output_claim,
     candidate_nodes,
     node_for,
     unknown_node,
@@ -513,7 +512,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 cycle.fatal = Problem(str(exc))
                 return cycle
             if attempt.fatal is not None:
-                cycle.fatal = _fatal_problem(scenario, attempt.fatal)
+                cycle.fatal = fatal_problem(scenario, attempt.fatal)
                 return cycle
             allocator = attempt.allocator
             if not attempt.fits:
@@ -781,7 +780,7 @@ def _outcome(results: list, to_allocate: dict, cluster: _Claims, warnings: list)
     claims = []
     for key, before in to_allocate.items():
         now = cluster.by_key.get(key, before)
-        claims.append(_output_claim(before, (now.raw.get("status") or {}).get("allocation")))
+        claims.append(output_claim(before, (now.raw.get("status") or {}).get("allocation")))
     considered = [r for r in results if r.outcome != BOUND]
     invalid = [r for r in considered if r.outcome == INVALID_POD]
     pending = [r for r in considered if r.outcome == PENDING]

@@ -21,6 +21,7 @@ from allocator.engine.cycle import (
 )
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.objects import Node
+from allocator.engine.outcome_parts import fatal_problem, output_claim
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import UNKNOWN_NODE, WARNING, Problem
 from allocator.engine.results import build_allocation
@@ -60,21 +61,6 @@ class Outcome:
         return EXIT_CODES[self.outcome]
 
 
-def _output_claim(claim, allocation: dict | None) -> dict:
-    raw = claim.raw
-    meta = dict(raw.get("metadata") or {})
-    meta["namespace"] = claim.namespace
-    out = {
-        "apiVersion": raw.get("apiVersion", "resource.k8s.io/v1"),
-        "kind": "ResourceClaim",
-        "metadata": {"name": claim.name, "namespace": claim.namespace},
-        "spec": raw.get("spec") or {},
-    }
-    if allocation is not None:
-        out["status"] = {"allocation": allocation}
-    return out
-
-
 def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
     """Every node named in the scenario (Node objects and slices' nodeName), in name order."""
     return sorted(set(scenario.nodes) | index.node_names())
@@ -101,21 +87,7 @@ def _invalid(problems: list, warnings: list, pending: list, *, message: str | No
              node: str | None = None, verdicts: list | None = None) -> Outcome:
     """An invalid outcome: the first problem is the message; pending claims are listed unallocated."""
     return Outcome(INVALID, node=node, message=message or problems[0].render(), problems=problems,
-                   warnings=warnings, claims=[_output_claim(c, None) for c in pending], verdicts=verdicts or [])
-
-
-def _fatal_problem(scenario: Scenario, exc: Fatal) -> Problem:
-    claim, owner = exc.claim, exc.owner
-    if owner is not None:  # the field is in another object than the claim (a DeviceClass's selector)
-        return scenario.locate(Problem(exc.message, kind=exc.kind, name=owner.name, path=exc.path, ref=owner.ref))
-    problem = Problem(
-        exc.message,
-        kind=exc.kind or ("ResourceClaim" if claim is not None else ""),
-        name=claim.key if claim is not None else "",
-        path=exc.path,
-        ref=claim.ref if claim is not None else None,
-    )
-    return scenario.locate(problem)
+                   warnings=warnings, claims=[output_claim(c, None) for c in pending], verdicts=verdicts or [])
 
 
 def allocate(
@@ -168,15 +140,15 @@ def allocate(
         except PoolGatherError as exc:
             return _invalid([Problem(str(exc))], warnings, pending)
         if attempt.fatal is not None:
-            return _invalid([_fatal_problem(scenario, attempt.fatal)], warnings, pending,
+            return _invalid([fatal_problem(scenario, attempt.fatal)], warnings, pending,
                             message=attempt.message, node=name, verdicts=verdicts)
         verdicts.append(NodeVerdict(name, attempt.fits, attempt.message, attempt.steps))
         if attempt.fits:
             allocator = attempt.allocator
             try:
-                claims = [_output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
+                claims = [output_claim(c, build_allocation(allocator, ci)) for ci, c in enumerate(pending)]
             except Fatal as exc:  # the result cannot be written (upstream fails the cycle)
-                return _invalid([_fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
+                return _invalid([fatal_problem(scenario, exc)], warnings, pending, message=exc.message, node=name,
                                 verdicts=verdicts[:-1])
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
                            explanation=explain_attempt(attempt) if explain_result else None)
@@ -188,7 +160,7 @@ def allocate(
         UNSATISFIABLE,
         node=None,
         message=summary_message(verdicts, node_name),
-        claims=[_output_claim(c, None) for c in pending],
+        claims=[output_claim(c, None) for c in pending],
         warnings=warnings,
         verdicts=verdicts,
         explanation=explain_attempt(explained) if explain_result and explained is not None else None,
