@@ -46,6 +46,7 @@ from allocator.engine.nodefilter import (
     filter_node,
     placement_of,
     prefilter_nodes,
+    unmodelled_features,
     untolerated_taint,
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
@@ -641,6 +642,10 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     result.notes.extend(resolved.notes)
     unique = list({c.key: c for _, c in resolved.entries if c is not None}.values())
     result.notes.extend(_sharing_notes(pod, unique))
+    unmodelled = unmodelled_features(pod.raw)
+    if unmodelled and not (pod.raw.get("spec") or {}).get("nodeName"):
+        result.notes.append(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and scores may "
+                            "differ from the scheduler's, and so may those of the pods after it")
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
