@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test install install-test conformance bench clean test-postgres test-upstream services serve loadtest
+.PHONY: run test install install-test conformance bench clean test-postgres test-upstream test-scheduler services serve loadtest
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ test: install-test
 	  fi; \
 	fi
 	@./.ci/services
-	@command -v go >/dev/null || echo "make test: Go is not installed; the comparison with Kubernetes' own allocator (tests/upstream) is skipped, its stored regressions still run."
+	@command -v go >/dev/null || echo "make test: Go is not installed; the comparisons with Kubernetes' own allocator and kube-scheduler (tests/upstream) are skipped, their stored regressions still run."
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -n 2 tests
 	@$(MAKE) --no-print-directory test-postgres
 
@@ -49,6 +49,11 @@ services:
 N ?= 2000
 test-upstream: install-test
 	DRA_UPSTREAM_EXAMPLES=$(N) $(PY) -m pytest -p no:cacheprovider -q tests/upstream
+
+# Pod scheduling against kube-scheduler 1.37.2's own framework (tests/kube/cmd/schedule, needs Go):
+# N generated dumps (2,000 in `make test`) and the regressions. `make test-scheduler N=20000`.
+test-scheduler: install-test
+	DRA_SCHEDULER_EXAMPLES=$(N) $(PY) -m pytest -p no:cacheprovider -q tests/upstream/test_scheduler_upstream.py
 
 # The share store's tests again on PostgreSQL when a server answers (`make services` starts one on
 # 127.0.0.1:5432 as root); pytest-django creates and drops its own test_* database there.

@@ -12,12 +12,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("allocator", "playground")
 
-# Names other branches still import until they merge (see .importlinter): pods.py takes these from
-# run.py, where they stay importable; run.py's own are the public ones in engine/outcome.py.
-KNOWN = {("allocator.engine.pods", "allocator.engine.run", "_fatal_problem"),
-         ("allocator.engine.pods", "allocator.engine.run", "_output_claim")}
-
-
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -46,7 +40,7 @@ def imported_privates():
 
 
 def test_no_module_imports_another_modules_private_names():
-    assert set(imported_privates()) - KNOWN == set()
+    assert set(imported_privates()) == set()
 
 
 def test_the_import_contracts_hold():

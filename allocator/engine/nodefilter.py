@@ -68,6 +68,24 @@ def untolerated_taint(placement: Placement, node: Node) -> Taint | None:
     return None
 
 
+def unmodelled_features(pod: dict) -> list[str]:
+    """What the pod asks that the playground's scheduling does not check: the plugins that would
+    judge it (NodePorts, the volume plugins, InterPodAffinity, PodTopologySpread)."""
+    spec = pod.get("spec") or {}
+    containers = [c for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]
+    found = []
+    if any(p.get("hostPort") for c in containers for p in c.get("ports") or () if isinstance(p, dict)):
+        found.append("host ports (NodePorts)")
+    if any(isinstance(v, dict) and ({"persistentVolumeClaim", "ephemeral"} & set(v)) for v in spec.get("volumes") or ()):
+        found.append("persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)")
+    affinity = spec.get("affinity") or {}
+    if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
+        found.append("pod (anti-)affinity (InterPodAffinity)")
+    if spec.get("topologySpreadConstraints"):
+        found.append("topology spread constraints (PodTopologySpread)")
+    return found
+
+
 def prefilter_nodes(placement: Placement) -> tuple[set | None, str | None]:
     """NodeAffinity's PreFilter: the node names that `matchFields` on `metadata.name` allows
     (None: any node), or the conflict message when the terms allow none."""

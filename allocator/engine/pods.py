@@ -46,10 +46,12 @@ from allocator.engine.nodefilter import (
     filter_node,
     placement_of,
     prefilter_nodes,
+    unmodelled_features,
     untolerated_taint,
 )
 from allocator.engine.nodematch import SelectorError, check_selector, selector_matches
 from allocator.engine.objects import Pod, ResourceClaim, ResourceClaimTemplate, build_claim, build_pod
+from allocator.engine.outcome import fatal_problem, output_claim
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
@@ -61,8 +63,6 @@ from allocator.engine.run import (
     UNSATISFIABLE,
     NodeVerdict,
     Outcome,
-    _fatal_problem,
-    _output_claim,
     candidate_nodes,
     node_for,
     unknown_node,
@@ -513,7 +513,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 cycle.fatal = Problem(str(exc))
                 return cycle
             if attempt.fatal is not None:
-                cycle.fatal = _fatal_problem(scenario, attempt.fatal)
+                cycle.fatal = fatal_problem(scenario, attempt.fatal)
                 return cycle
             allocator = attempt.allocator
             if not attempt.fits:
@@ -642,6 +642,10 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     result.notes.extend(resolved.notes)
     unique = list({c.key: c for _, c in resolved.entries if c is not None}.values())
     result.notes.extend(_sharing_notes(pod, unique))
+    unmodelled = unmodelled_features(pod.raw)
+    if unmodelled and not (pod.raw.get("spec") or {}).get("nodeName"):
+        result.notes.append(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and scores may "
+                            "differ from the scheduler's, and so may those of the pods after it")
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
@@ -781,7 +785,7 @@ def _outcome(results: list, to_allocate: dict, cluster: _Claims, warnings: list)
     claims = []
     for key, before in to_allocate.items():
         now = cluster.by_key.get(key, before)
-        claims.append(_output_claim(before, (now.raw.get("status") or {}).get("allocation")))
+        claims.append(output_claim(before, (now.raw.get("status") or {}).get("allocation")))
     considered = [r for r in results if r.outcome != BOUND]
     invalid = [r for r in considered if r.outcome == INVALID_POD]
     pending = [r for r in considered if r.outcome == PENDING]

@@ -36,11 +36,6 @@ EXIT_CODES = {kind: kind.exit_code for kind in OutcomeKind}
 DEFAULT_TIME_LIMIT = 5.0  # seconds in all; the scheduler itself allows 10 s per node
 
 
-# Kept importable from here until pods.py takes them from outcome.py (they moved there so that
-# pods.py need not reach into this module's privates).
-_output_claim, _fatal_problem = output_claim, fatal_problem
-
-
 def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
     """Every node named in the scenario (Node objects and slices' nodeName), in name order."""
     return sorted(set(scenario.nodes) | index.node_names())
@@ -138,7 +133,7 @@ def _allocate(
         return Outcome(
             UNSATISFIABLE,
             message=first.message if node_name else fit_error(len(names), [], first.message),
-            claims=[_output_claim(c, None) for c in pending],
+            claims=[output_claim(c, None) for c in pending],
             warnings=warnings,
             verdicts=[NodeVerdict(name, False, first.message) for name in names],
         )

@@ -282,3 +282,34 @@ def dumps(draw) -> str:
         pods.append(pod)
     items += pods
     return json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
+
+
+def _unmodelled(draw, pod: dict) -> None:
+    """Give a pod one thing the playground does not check, judged by another plugin upstream."""
+    spec = pod["spec"]
+    kind = _pick(draw, ("hostPort", "volume", "antiAffinity", "affinity", "spread"))
+    if kind == "hostPort":
+        spec["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080, "protocol": "TCP"}]
+    elif kind == "volume":
+        spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+    elif kind in ("antiAffinity", "affinity"):
+        term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
+        key = "podAntiAffinity" if kind == "antiAffinity" else "podAffinity"
+        spec.setdefault("affinity", {})[key] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    else:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                              "whenUnsatisfiable": _pick(draw, ("DoNotSchedule", "ScheduleAnyway")),
+                                              "labelSelector": {"matchLabels": {"app": "web"}}}]
+
+
+@st.composite
+def dumps_with_unmodelled(draw) -> str:
+    """A dump where some pods not yet bound use host ports, volumes, pod (anti-)affinity or topology
+    spread; every pod is labelled `app: web`, so those terms bite."""
+    dump = json.loads(draw(dumps()))
+    pods = [item for item in dump["items"] if item["kind"] == "Pod"]
+    for pod in pods:
+        pod["metadata"]["labels"] = {"app": "web"}
+        if not pod["spec"].get("nodeName") and rare(draw, 2):
+            _unmodelled(draw, pod)
+    return json.dumps(dump, indent=1)

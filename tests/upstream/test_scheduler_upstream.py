@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.upstream.pod_dumps import dumps
-from tests.upstream.scheduler import REGRESSIONS, Scheduler, SchedulerUnavailable, build, compare, ours
+from tests.upstream.pod_dumps import dumps, dumps_with_unmodelled
+from tests.upstream.scheduler import REGRESSIONS, Scheduler, SchedulerUnavailable, build, compare, compare_pod, ours
 
 EXAMPLES = int(os.environ.get("DRA_SCHEDULER_EXAMPLES", "2000"))
 CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
@@ -80,3 +80,71 @@ def test_generated_dumps_agree_with_kube_scheduler(scheduler, dump):
     assert mine["outcome"] != "invalid" or mine.get("pods"), f"the generator made an invalid dump: {mine['message']}"
     differences = compare(mine, scheduler.ask(dump))
     assert not differences, "\n".join(differences)
+
+
+UNMODELLED_EXAMPLES = max(EXAMPLES // 10, 20)
+
+
+@pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
+@settings(max_examples=UNMODELLED_EXAMPLES, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(dump=dumps_with_unmodelled())
+def test_the_playground_says_not_modelled_for_exactly_the_pods_it_does_not_model(scheduler, dump):
+    """Pods with host ports, volumes, pod (anti-)affinity or topology spread carry a "not modelled"
+    note, and no other pod does; every pod before the first of them agrees with the scheduler."""
+    mine = {(p["namespace"], p["name"]): p for p in ours(dump)["pods"]}
+    raw = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in json.loads(dump)["items"] if p["kind"] == "Pod"}
+    comparable = True
+    for up in scheduler.ask(dump)["pods"]:
+        key = (up["namespace"], up["name"])
+        pod, spec = mine[key], raw[key]["spec"]
+        noted = any(note.startswith("not modelled:") for note in pod["notes"])
+        affinity = spec.get("affinity") or {}
+        uses = any(k in spec for k in ("volumes", "topologySpreadConstraints")) \
+            or "ports" in spec["containers"][0] or "podAffinity" in affinity or "podAntiAffinity" in affinity
+        assert noted == uses, f"pod {key}: noted {noted}, uses an unmodelled feature {uses}"
+        if uses:
+            comparable = False  # the scheduler may place it elsewhere, and so the pods after it
+        elif comparable:
+            differences = compare_pod(pod, up)
+            assert not differences, "\n".join(differences)
+
+
+
+ANTI_AFFINITY = """
+apiVersion: v1
+kind: Node
+metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b}}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-0, namespace: default, labels: {app: web}}
+spec:
+  nodeName: node-a
+  containers: [{name: c, image: app, resources: {requests: {cpu: 100m}}}]
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, namespace: default, labels: {app: web}}
+spec:
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: web}}
+        topologyKey: kubernetes.io/hostname
+  containers: [{name: c, image: app, resources: {requests: {cpu: 100m}}}]
+"""
+
+
+def test_an_unmodelled_feature_changes_the_schedulers_answer_and_the_pod_says_so(scheduler):
+    mine = ours(ANTI_AFFINITY)["pods"][1]
+    theirs = scheduler.ask(ANTI_AFFINITY)["pods"][1]
+    assert (mine["node"], theirs["node"]) == ("node-a", "node-b")
+    assert any(note.startswith("not modelled: this pod's pod (anti-)affinity") for note in mine["notes"])

@@ -72,11 +72,11 @@ type nodeScore struct {
 }
 
 type claimAnswer struct {
-	PodClaimName string                       `json:"podClaimName,omitempty"`
-	Extended     bool                         `json:"extended,omitempty"`
-	Name         string                       `json:"name"`
+	PodClaimName string                        `json:"podClaimName,omitempty"`
+	Extended     bool                          `json:"extended,omitempty"`
+	Name         string                        `json:"name"`
 	Allocation   *resourceapi.AllocationResult `json:"allocation,omitempty"`
-	Error        string                       `json:"error,omitempty"`
+	Error        string                        `json:"error,omitempty"`
 }
 
 // world is one dump loaded into a fake API server, its informers, the scheduler's cache and a
@@ -90,7 +90,7 @@ type world struct {
 	weights   map[string]int64
 }
 
-var metricsRegistered = false
+var metricsRegistered = false // metrics.Register may run once per process
 
 func defaultProfile() (*schedulerapi.KubeSchedulerProfile, error) {
 	var versioned configv1.KubeSchedulerConfiguration
@@ -102,7 +102,8 @@ func defaultProfile() (*schedulerapi.KubeSchedulerProfile, error) {
 	return &cfg.Profiles[0], nil
 }
 
-// generatedNames names what the apiserver would name from a generateName: a deterministic suffix.
+// suffix stands for the five random characters the apiserver appends to a generateName; here derived
+// from seed, so that answers repeat.
 func suffix(seed string) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	sum := sha256.Sum256([]byte(seed))
@@ -372,10 +373,6 @@ func makeTemplateClaims(d *dump) {
 	}
 }
 
-func statusCode(s *fwk.Status) string {
-	return s.Code().String()
-}
-
 func (w *world) scheduleOne(ctx context.Context, pod *v1.Pod, answer *podAnswer) {
 	logger := klog.FromContext(ctx)
 	if err := w.cache.UpdateSnapshot(logger, w.snapshot); err != nil {
@@ -618,5 +615,5 @@ func verdict(node string, s *fwk.Status) nodeVerdict {
 	if s.IsSuccess() {
 		return nodeVerdict{Node: node, Fits: true}
 	}
-	return nodeVerdict{Node: node, Plugin: s.Plugin(), Code: statusCode(s), Reasons: s.Reasons()}
+	return nodeVerdict{Node: node, Plugin: s.Plugin(), Code: s.Code().String(), Reasons: s.Reasons()}
 }
