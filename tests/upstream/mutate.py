@@ -154,9 +154,9 @@ def _mutate(draw, obj, place: tuple) -> str:
         ops += ["gated", "gated", "rename"]
     op = draw(st.sampled_from(ops))
     if op == "type" and place:
-        holder[last] = draw(st.sampled_from(SCALARS))
+        holder[last] = copy.deepcopy(draw(st.sampled_from(SCALARS)))
     elif op == "type":
-        obj["metadata"] = draw(st.sampled_from(SCALARS))
+        obj["metadata"] = copy.deepcopy(draw(st.sampled_from(SCALARS)))
     elif op == "delete":
         del holder[last]
     elif op == "extra":

@@ -304,7 +304,10 @@ class Parser:
             expr = self.parse_expr()
             tok = self.peek()
             if tok.kind != "eof":
-                raise _SyntaxError(f"Syntax error: mismatched input '{tok.display()}' expecting <EOF>", tok.offset)
+                # ANTLR drops a single stray token when the end follows it, and says so.
+                following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+                word = "extraneous" if following is not None and following.kind == "eof" else "mismatched"
+                raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting <EOF>", tok.offset)
         except _SyntaxError as exc:
             self.issues.append(Issue(exc.message, exc.offset))
             return ParseResult(None, self.offsets, self.issues)
