@@ -89,9 +89,9 @@ def object_name(data: dict) -> str:
     return f"{namespace}/{name}" if namespace and name else name
 
 
-def _cel_check(expression: str, compile_):
+def _cel_check(expression: str, compile_, options=None):
     try:
-        program = compile_(expression, cel.Options(stored=True, list_type_attributes=True))
+        program = compile_(expression, options or cel.Options(stored=True, list_type_attributes=True))
     except cel.CelCompileError as exc:
         if exc.message.startswith("must evaluate to "):
             return ("invalid", exc.message)  # a result of the wrong type: compiled, then refused
@@ -114,6 +114,30 @@ def _derived_check(expression: str):
 
 
 cel_check.derived = _derived_check
+
+
+@functools.lru_cache(maxsize=8)
+def _created_cel_check(list_type_attributes: bool, consumable_capacity: bool):
+    """Validation of a new expression on create: the apiserver's gates decide what it declares."""
+    options = cel.Options(stored=False, list_type_attributes=list_type_attributes,
+                          consumable_capacity=consumable_capacity)
+
+    @functools.lru_cache(maxsize=2048)
+    def check(expression: str):
+        return _cel_check(expression, cel.compile_selector, options)
+
+    @functools.lru_cache(maxsize=2048)
+    def derived(expression: str):
+        return _cel_check(expression, cel.compile_derived_attribute, options)
+
+    check.derived = derived
+    return check
+
+
+def _cel_check_for(gates: FeatureGates | None):
+    if gates is None:
+        return cel_check  # stored objects: every field and function declared
+    return _created_cel_check(gates.enabled("DRAListTypeAttributes"), gates.enabled("DRAConsumableCapacity"))
 
 
 def _lenient(path: tuple, message: str) -> bool:
@@ -185,7 +209,7 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
                     kind=kind, name=name, path=path, severity=WARNING, code=DROPPED_ON_CREATE, ref=raw.ref))
         field_errors = memo.get(("valid", apiserver_gates))
         if field_errors is None:
-            field_errors = validate(data, cel_check=cel_check, gates=apiserver_gates)
+            field_errors = validate(data, cel_check=_cel_check_for(apiserver_gates), gates=apiserver_gates)
             if apiserver_gates is not None and dropped:
                 # Decoding comes before the drop: a dropped field of the wrong type is still refused.
                 field_errors = _undecodable(undropped, dropped) + field_errors

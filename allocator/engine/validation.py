@@ -1931,8 +1931,8 @@ def _subrequests(c: _Checker, subrequests: list, path: tuple, parent: str, const
         key = sub.get("name")
         key = "" if key is None else key
         if isinstance(key, str):
-            if key in seen:
-                c.duplicate(item_path, key)
+            if key in seen:  # keyed by name, checked declaratively: shown whole, as stored
+                c.add(item_path, f"Duplicate value: {_go_json(_stored_exact(sub, sub=True))}")
             seen.add(key)
 
 

