@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test install install-test conformance bench clean test-postgres test-upstream test-scheduler services serve loadtest
+.PHONY: run test install install-test conformance bench clean test-postgres test-upstream test-scheduler test-validation services serve loadtest
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,14 @@ test-upstream: install-test
 test-scheduler: install-test
 	DRA_SCHEDULER_EXAMPLES=$(N) $(PY) -m pytest -p no:cacheprovider -q tests/upstream/test_scheduler_upstream.py
 
+# The engine's validation against kube-apiserver 1.37.2's create path (tests/kube/cmd/validate, needs Go):
+# every conformance case, every real-world manifest and N mutated objects (5,000 in `make test`).
+# `make test-validation N=50000 SEED=7`.
+SEED ?= 20
+test-validation: N = 5000
+test-validation: install-test
+	DRA_VALIDATION_EXAMPLES=$(N) DRA_VALIDATION_SEED=$(SEED) $(PY) -m pytest -p no:cacheprovider -q tests/upstream/test_validation_upstream.py
+
 # The share store's tests again on PostgreSQL when a server answers (`make services` starts one on
 # 127.0.0.1:5432 as root); pytest-django creates and drops its own test_* database there.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/dra_playground
@@ -87,4 +95,4 @@ bench: install
 	$(PY) scripts/bench_allocate.py
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache tests/upstream/.build
+	rm -rf $(VENV) staticfiles .pytest_cache tests/upstream/.build tests/kube/.build

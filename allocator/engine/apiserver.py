@@ -28,7 +28,8 @@ class _Dropper:
         if value is None:
             return
         del holder[key]
-        self.dropped.append((path + (key,), gate))
+        if value != [] and value != {}:  # an empty list or map is not stored either way: nothing lost
+            self.dropped.append((path + (key,), gate))
 
 
 def _dicts(items):
@@ -119,4 +120,13 @@ def drop_disabled_fields(data: dict, gates: FeatureGates) -> tuple[dict, list[tu
         _claim_spec(dropper, spec, ("spec",))
     else:
         _claim_spec(dropper, spec.get("spec") or {}, ("spec", "spec"))
+    if kind == "ResourceClaim" and not dropper.on("DRAConsumableCapacity"):
+        # A status is written by an update, which drops what the gate covers the same way.
+        allocation = (out.get("status") or {}).get("allocation") if isinstance(out.get("status"), dict) else None
+        devices = allocation.get("devices") if isinstance(allocation, dict) else None
+        results = devices.get("results") if isinstance(devices, dict) else None
+        for i, result in _dicts(results):
+            path = ("status", "allocation", "devices", "results", i)
+            for key in ("shareID", "consumedCapacity"):
+                dropper.drop(result, key, path, "DRAConsumableCapacity")
     return out, dropper.dropped

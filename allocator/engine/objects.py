@@ -490,7 +490,7 @@ class ResourceSlice:
 
 
 def _quantity(raw) -> Quantity:
-    return Quantity.parse(raw)
+    return Quantity.parse(0 if raw is None else raw)  # null decodes to the zero quantity, as in Go
 
 
 def _value_quantity(raw) -> Quantity:

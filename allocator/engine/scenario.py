@@ -23,7 +23,7 @@ from allocator.engine.objects import (
 from allocator.engine import statusauth
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, IGNORED_KIND, WARNING, Problem, field_path
 from allocator.engine.taintrules import build_taint_rule, tainted_slices
-from allocator.engine.validation import validate
+from allocator.engine.validation import is_decoding_error, validate
 
 RESOURCE_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule"}
 CORE_KINDS = {"Node", "Pod", "Namespace"}
@@ -91,10 +91,12 @@ def object_name(data: dict) -> str:
     return f"{namespace}/{name}" if namespace and name else name
 
 
-def _cel_check(expression: str, compile_):
+def _cel_check(expression: str, compile_, options=None):
     try:
-        program = compile_(expression, cel.Options(stored=True, list_type_attributes=True))
+        program = compile_(expression, options or cel.Options(stored=True, list_type_attributes=True))
     except cel.CelCompileError as exc:
+        if exc.message.startswith("must evaluate to "):
+            return ("invalid", exc.message)  # a result of the wrong type: compiled, then refused
         return ("invalid", f"compilation failed: {exc.message}")
     if program.estimated_cost > cel.COST_LIMIT:
         return ("forbidden", "too complex, exceeds cost limit")
@@ -116,10 +118,41 @@ def _derived_check(expression: str):
 cel_check.derived = _derived_check
 
 
+@functools.lru_cache(maxsize=8)
+def _created_cel_check(list_type_attributes: bool, consumable_capacity: bool):
+    """Validation of a new expression on create: the apiserver's gates decide what it declares."""
+    options = cel.Options(stored=False, list_type_attributes=list_type_attributes,
+                          consumable_capacity=consumable_capacity)
+
+    @functools.lru_cache(maxsize=2048)
+    def check(expression: str):
+        return _cel_check(expression, cel.compile_selector, options)
+
+    @functools.lru_cache(maxsize=2048)
+    def derived(expression: str):
+        return _cel_check(expression, cel.compile_derived_attribute, options)
+
+    check.derived = derived
+    return check
+
+
+def _cel_check_for(gates: FeatureGates | None):
+    if gates is None:
+        return cel_check  # stored objects: every field and function declared
+    return _created_cel_check(gates.enabled("DRAListTypeAttributes"), gates.enabled("DRAConsumableCapacity"))
+
+
 def _lenient(path: tuple, message: str) -> bool:
     """Rules relaxed to warnings: an empty counter map, which upstream's allocator tests use
     to show how the allocator treats a pool that refers to missing counters."""
     return bool(path) and path[-1] == "counters" and message.startswith("Required value")
+
+
+def _undecodable(original: dict, dropped: list) -> list:
+    """The wrong-type errors of the fields an apiserver with some gates off drops on create."""
+    prefixes = [path for path, _ in dropped]
+    return [fe for fe in validate(original) if is_decoding_error(fe.message)
+            and any(fe.path[:len(prefix)] == prefix for prefix in prefixes)]
 
 
 def read_scenario(text: str | bytes, *, apiserver_gates: FeatureGates | None = None) -> Scenario:
@@ -174,14 +207,18 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
             created = memo.get(("created", apiserver_gates))
             if created is None:
                 created = memo[("created", apiserver_gates)] = drop_disabled_fields(data, apiserver_gates)
-            data, dropped = created
+            undropped, (data, dropped) = data, created
             for path, gate in dropped:
                 scenario.problems.append(Problem(
                     f"dropped on create: the kube-apiserver has {gate} disabled",
                     kind=kind, name=name, path=path, severity=WARNING, code=DROPPED_ON_CREATE, ref=raw.ref))
         field_errors = memo.get(("valid", apiserver_gates))
         if field_errors is None:
-            field_errors = memo[("valid", apiserver_gates)] = validate(data, cel_check=cel_check, gates=apiserver_gates)
+            field_errors = validate(data, cel_check=_cel_check_for(apiserver_gates), gates=apiserver_gates)
+            if apiserver_gates is not None and dropped:
+                # Decoding comes before the drop: a dropped field of the wrong type is still refused.
+                field_errors = _undecodable(undropped, dropped) + field_errors
+            memo[("valid", apiserver_gates)] = field_errors
         bad = False
         for fe in field_errors:
             severity, message = fe.severity, fe.message

@@ -83,6 +83,12 @@ class FieldError:
     severity: str = ERROR
 
 
+def is_decoding_error(message: str) -> bool:
+    """Whether the apiserver refuses this before validating (the JSON cannot become the type)."""
+    return (message.startswith("Invalid value: ") and ": expected " in message) or (
+        "quantities must match the regular expression" in message)
+
+
 # Given a CEL expression: None if it compiles within the cost limit,
 # ("invalid", detail) for a compile error, ("forbidden", detail) for cost.
 CelCheck = Callable[[str], "tuple[str, str] | None"]
@@ -130,6 +136,10 @@ _DNS_LABEL_MESSAGE = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character"
 )
+_DNS_SUBDOMAIN_CASELESS_MESSAGE = (
+    "an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character"
+)
 _DNS_SUBDOMAIN_MESSAGE = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
     "and must start and end with an alphanumeric character"
@@ -161,18 +171,19 @@ def _regex_error(message: str, fmt: str, *examples: str) -> str:
     return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
-def _max_length_error(limit: int) -> str:
-    return f"must be no more than {limit} characters"
+def _max_length_error(limit: int, unit: str = "characters") -> str:
+    return f"must be no more than {limit} {unit}"
 
 
 def _nbytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def dns_label_errors(value: str) -> list[str]:
+def dns_label_errors(value: str, *, declarative: bool = False) -> list[str]:
+    """RFC 1123 label problems; the declarative check (a `k8s-short-name` field) counts bytes."""
     errors = []
     if _nbytes(value) > 63:
-        errors.append(_max_length_error(63))
+        errors.append(_max_length_error(63, "bytes" if declarative else "characters"))
     if not _DNS_LABEL_RE.fullmatch(value):
         if _DNS_SUBDOMAIN_RE.fullmatch(value):
             errors.append("must not contain dots")
@@ -181,10 +192,10 @@ def dns_label_errors(value: str) -> list[str]:
     return errors
 
 
-def dns_subdomain_errors(value: str) -> list[str]:
+def dns_subdomain_errors(value: str, *, declarative: bool = False) -> list[str]:
     errors = []
     if _nbytes(value) > 253:
-        errors.append(_max_length_error(253))
+        errors.append(_max_length_error(253, "bytes" if declarative else "characters"))
     if not _DNS_SUBDOMAIN_RE.fullmatch(value):
         errors.append(_regex_error(_DNS_SUBDOMAIN_MESSAGE, _DNS_SUBDOMAIN_FMT, "example.com"))
     return errors
@@ -217,10 +228,11 @@ def label_key_errors(value: str) -> list[str]:
     return errors
 
 
-def label_value_errors(value: str) -> list[str]:
+def label_value_errors(value: str, *, declarative: bool = False) -> list[str]:
+    """Label value problems; the declarative check counts bytes."""
     errors = []
     if _nbytes(value) > 63:
-        errors.append(_max_length_error(63))
+        errors.append(_max_length_error(63, "bytes" if declarative else "characters"))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errors.append(_regex_error(_LABEL_VALUE_MESSAGE, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errors
@@ -607,20 +619,38 @@ class _Checker:
     def label_value(self, value: str, path) -> None:
         self.invalid_each(path, value, label_value_errors(value))
 
-    def required_dns_label(self, d: dict, key: str, path) -> str | None:
+    def short_name(self, value: str, path) -> None:
+        """A field checked declaratively as a `k8s-short-name` (a DNS label)."""
+        self.invalid_each(path, value, dns_label_errors(value, declarative=True))
+
+    def name_label(self, d: dict, key: str, path) -> str | None:
+        """A name that must be a DNS label: a missing one is the empty name, which is not a
+        label (the apiserver says Invalid, not Required). Returns a non-empty name."""
+        value = self.as_string("" if d.get(key) is None else d.get(key), path + (key,))
+        if value is None:
+            return None
+        self.dns_label(value, path + (key,))
+        return value or None
+
+    def required_dns_label(self, d: dict, key: str, path, *, declarative: bool = False) -> str | None:
         value = self.required_string(d, key, path)
         if value is not None:
-            self.dns_label(value, path + (key,))
+            (self.short_name if declarative else self.dns_label)(value, path + (key,))
         return value
 
-    def driver_name(self, value: str | None, path) -> None:
-        """CSI driver name rules: required, at most 63 bytes, lower-cased form a DNS subdomain."""
+    def driver_name(self, value: str | None, path, *, caseless: bool = False) -> None:
+        """CSI driver name rules: required, at most 63 bytes, lower-cased form a DNS subdomain.
+        A `caseless` field is checked declaratively, and says so in its wording."""
         if not value:
             self.required(path)
             return
         if _nbytes(value) > DRIVER_NAME_MAX_LENGTH:
             self.too_long(path, DRIVER_NAME_MAX_LENGTH)
-        self.invalid_each(path, value, dns_subdomain_errors(value.lower()))
+        errors = dns_subdomain_errors(value.lower())
+        if caseless:
+            errors = [e.replace(_DNS_SUBDOMAIN_MESSAGE, _DNS_SUBDOMAIN_CASELESS_MESSAGE)
+                      .replace("'example.com'", "'Example.com'") for e in errors]
+        self.invalid_each(path, value, errors)
 
     def pool_name(self, value: str | None, path) -> None:
         if not value:
@@ -635,6 +665,26 @@ class _Checker:
         if _nbytes(value) > C_IDENTIFIER_MAX_LENGTH:
             self.too_long(path, C_IDENTIFIER_MAX_LENGTH)
         self.invalid_each(path, value, c_identifier_errors(value))
+
+    def _declarative_qualified_name(self, name: str, path) -> None:
+        parts = name.split("/")
+        if len(parts) == 1:
+            self.c_identifier(parts[0], path)
+        elif len(parts) == 2:
+            prefix, identifier = parts
+            if not prefix:
+                self.invalid(path, "", "prefix must not be empty")
+            else:
+                if _nbytes(prefix) > 63:
+                    self.too_long(path, 63)
+                for error in dns_subdomain_errors(prefix, declarative=True):
+                    self.invalid(path, prefix, "prefix: " + error)
+            if not identifier:
+                self.invalid(path, "", "name must not be empty")
+            else:
+                if _nbytes(identifier) > C_IDENTIFIER_MAX_LENGTH:
+                    self.too_long(path, C_IDENTIFIER_MAX_LENGTH)
+                self.invalid_each(path, identifier, c_identifier_errors(identifier))
 
     def qualified_name(self, name: str, path) -> None:
         """Attribute / capacity name: `identifier` or `domain/identifier`."""
@@ -654,8 +704,13 @@ class _Checker:
         else:
             self.invalid(path, name, "must not contain more than one slash")
 
-    def fully_qualified_name(self, name: str, path) -> None:
-        self.qualified_name(name, path)
+    def fully_qualified_name(self, name: str, path, *, declarative: bool = False) -> None:
+        """`domain/identifier`. Where it is checked declaratively (constraints), the wording
+        differs and more than one slash goes unremarked, as upstream's own TODO says."""
+        if declarative:
+            self._declarative_qualified_name(name, path)
+        else:
+            self.qualified_name(name, path)
         if "/" not in name:
             self.invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash")
 
@@ -708,9 +763,10 @@ class _Checker:
             if ref.get("controller") is True:
                 this = f"{values['kind'] or ''}/{values['name'] or ''}"
                 if controller:
-                    self.invalid(path + ("ownerReferences",), references,
-                                 f'Only one reference can have Controller set to true. Found "true" in references '
-                                 f"for {controller} and {this}")
+                    self.add(path + ("ownerReferences",), f"Invalid value: {_go_owner_references(references)}: "
+                             + 
+                             f'Only one reference can have Controller set to true. Found "true" in references '
+                             f"for {controller} and {this}")
                 else:
                     controller = this
 
@@ -755,17 +811,19 @@ class _Checker:
 
     # -- node selectors -------------------------------------------------------
 
-    def node_selector(self, selector: dict, path) -> list | None:
-        """Validate a NodeSelector; returns its terms (when they are a list)."""
+    def node_selector(self, selector: dict, path, *, exactly_one: bool = False) -> list | None:
+        """Validate a NodeSelector; returns its terms (when they are a list). Where exactly one
+        term is allowed the caller reports missing terms."""
         self.fields(selector, _NODE_SELECTOR_FIELDS, path)
         terms_path = path + ("nodeSelectorTerms",)
         terms = self.array(selector, "nodeSelectorTerms", path)
         if terms is None:
-            if selector.get("nodeSelectorTerms") is None:
+            if selector.get("nodeSelectorTerms") is None and not exactly_one:
                 self.required(terms_path, "must have at least one node selector term")
             return None
         if not terms:
-            self.required(terms_path, "must have at least one node selector term")
+            if not exactly_one:
+                self.required(terms_path, "must have at least one node selector term")
             return terms
         for _, term_path, term in self.object_items(terms, terms_path):
             self.fields(term, _TERM_FIELDS, term_path)
@@ -888,7 +946,7 @@ class _Checker:
         self.fields(opaque, _OPAQUE_FIELDS, opaque_path)
         driver = self.string(opaque, "driver", opaque_path)
         if driver is not None or opaque.get("driver") is None:
-            self.driver_name(driver, opaque_path + ("driver",))
+            self.driver_name(driver, opaque_path + ("driver",), caseless=True)
         self.raw_parameters(opaque, opaque_path)
 
     def raw_parameters(self, opaque: dict, path) -> None:
@@ -949,8 +1007,8 @@ class _Checker:
         if key is not None or taint.get("key") is None:
             self.label_name(key or "", path + ("key",))
         value = self.string(taint, "value", path)
-        if value:
-            self.label_value(value, path + ("value",))
+        if value:  # checked declaratively
+            self.invalid_each(path + ("value",), value, label_value_errors(value, declarative=True))
         effect = self.string(taint, "effect", path)
         if effect is None and taint.get("effect") is None or effect == "":
             self.required(path + ("effect",))
@@ -986,12 +1044,13 @@ class _Checker:
             seen.add(condition)
             if condition in condition_set:
                 self.invalid(item_path, condition, "bindingFailureConditions must not overlap with bindingConditions")
+        # A list that is not there shows as null, an empty one as [].
         if not conditions and failures:
             detail = "bindingConditions are required to use bindingFailureConditions"
-            self.invalid(path + ("bindingConditions",), conditions, detail)
+            self.invalid(path + ("bindingConditions",), holder.get("bindingConditions"), detail)
         if not failures and conditions:
             detail = "bindingFailureConditions are required to use bindingConditions"
-            self.invalid(path + ("bindingFailureConditions",), failures, detail)
+            self.invalid(path + ("bindingFailureConditions",), holder.get("bindingFailureConditions"), detail)
 
     def skip_node_operations(self, holder: dict, path) -> None:
         list_path = path + ("skipNodeOperations",)
@@ -1105,7 +1164,7 @@ def _slice_spec(c: _Checker, spec: dict, path: tuple) -> None:
         selector = c.obj(spec, "nodeSelector", path)
         if selector is not None:
             terms = c.node_selector(selector, path + ("nodeSelector",))
-            if terms is not None and len(terms) != 1:
+            if (terms is None and selector.get("nodeSelectorTerms") is None) or (terms is not None and len(terms) != 1):
                 terms_path = path + ("nodeSelector", "nodeSelectorTerms")
                 c.invalid(terms_path, terms, "must have exactly one node selector term")
     per_device = False
@@ -1183,9 +1242,7 @@ def _devices(c: _Checker, devices: list, path: tuple, per_device: bool) -> None:
 
 def _device(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
     c.fields(device, _DEVICE_FIELDS, path)
-    name = c.required_string(device, "name", path)
-    if name is not None:
-        c.dns_label(name, path + ("name",))
+    name = c.name_label(device, "name", path)
     allow_multiple = c.boolean(device, "allowMultipleAllocations", path) is True
     c.boolean(device, "bindsToNode", path)
 
@@ -1292,6 +1349,67 @@ def _go_attribute(attribute: dict) -> str:
     """An attribute as the apiserver prints its internal form (Go field names, every field)."""
     return "{" + ",".join(f'"{go}":{json.dumps(attribute.get(kind), ensure_ascii=False, separators=(",", ":"))}'
                           for kind, go in _GO_ATTRIBUTE_FIELDS) + "}"
+
+
+def _go_owner_references(references: list) -> str:
+    keys = ("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")
+    return _go_json([{k: ref.get(k, "") for k in keys if k in ref or k in keys[:4]} if isinstance(ref, dict) else ref
+                     for ref in references])
+
+
+def _go_json(value) -> str:
+    """JSON as Go's encoder writes it (HTML characters escaped)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _ordered(value: dict, keys: tuple, *, required: tuple = ()) -> dict:
+    """The fields of a v1 struct in declaration order, empty optional ones left out."""
+    return {k: value.get(k, "") for k in keys if k in required or value.get(k) not in (None, "", [], {}, 0)
+            or (k in value and isinstance(value.get(k), bool))}
+
+
+def _stored_exact(request: dict, *, sub: bool) -> dict:
+    out = dict(request)
+    if not out.get("allocationMode"):
+        out["allocationMode"] = "ExactCount"
+    if out["allocationMode"] == "ExactCount" and not out.get("count"):
+        out["count"] = 1
+    if isinstance(out.get("selectors"), list):
+        out["selectors"] = [{"cel": _ordered(x.get("cel") or {}, ("expression",), required=("expression",))}
+                            if isinstance(x, dict) and isinstance(x.get("cel"), dict) else x for x in out["selectors"]]
+    if isinstance(out.get("tolerations"), list):
+        out["tolerations"] = [_ordered(dict(t, operator=t.get("operator") or "Equal"),
+                                       ("key", "operator", "value", "effect", "tolerationSeconds"))
+                              if isinstance(t, dict) else t for t in out["tolerations"]]
+    capacity = out.get("capacity")
+    if isinstance(capacity, dict) and isinstance(capacity.get("requests"), dict):
+        requests = {}
+        for name in sorted(capacity["requests"], key=str):
+            try:
+                requests[name] = str(Quantity.parse(str(capacity["requests"][name])))
+            except (QuantityError, ValueError):
+                requests[name] = capacity["requests"][name]
+        out["capacity"] = {"requests": requests}
+    if isinstance(out.get("derivedAttributes"), list):
+        out["derivedAttributes"] = [_ordered(a, ("name", "expression"), required=("name", "expression"))
+                                    if isinstance(a, dict) else a for a in out["derivedAttributes"]]
+    keys = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity",
+            "derivedAttributes")
+    if sub:
+        return _ordered(out, ("name",) + tuple(k for k in keys if k != "adminAccess"), required=("name", "deviceClassName"))
+    return _ordered(out, keys, required=("deviceClassName",))
+
+
+def _stored_request_json(request: dict) -> str:
+    """A request as the apiserver prints it in a duplicate-value error: the v1 form, defaults applied."""
+    out = {"name": request.get("name") or ""}
+    if isinstance(request.get("exactly"), dict):
+        out["exactly"] = _stored_exact(request["exactly"], sub=False)
+    if isinstance(request.get("firstAvailable"), list) and request["firstAvailable"]:
+        out["firstAvailable"] = [_stored_exact(x, sub=True) if isinstance(x, dict) else x
+                                 for x in request["firstAvailable"]]
+    return _go_json(out)
 
 
 def _attribute_text(c: _Checker, text: str, path: tuple, is_version: bool) -> None:
@@ -1445,14 +1563,36 @@ def _consumptions(c: _Checker, consumptions: list, path: tuple) -> None:
     seen = set()
     for _, item_path, consumption in c.object_items(consumptions, path):
         c.fields(consumption, _CONSUMPTION_FIELDS, item_path)
-        counter_set = c.required_dns_label(consumption, "counterSet", item_path)
+        counter_set = c.required_dns_label(consumption, "counterSet", item_path, declarative=True)
         _counters(c, consumption, item_path, COUNTERS_PER_CONSUMPTION_MAX)
         _compatibility_groups(c, consumption, item_path)
         key = counter_set if counter_set is not None else _empty_name(consumption, "counterSet")
         if key is not None:
             if key in seen:
-                c.duplicate(item_path, key)
+                # Checked declaratively (a list keyed by counterSet): the whole entry is shown, as stored.
+                c.add(item_path, f"Duplicate value: {_stored_consumption_json(consumption)}")
             seen.add(key)
+
+
+def _stored_quantity(value):
+    try:
+        return str(Quantity.parse(str(value)))
+    except (QuantityError, ValueError):
+        return value
+
+
+def _stored_consumption_json(consumption: dict) -> str:
+    """A counter consumption in its v1 form (counters by name, quantities canonical)."""
+    out = {"counterSet": consumption.get("counterSet") or ""}
+    counters = consumption.get("counters")
+    if isinstance(counters, dict):
+        out["counters"] = {name: ({"value": _stored_quantity(c.get("value"))} if isinstance(c, dict) else c)
+                           for name, c in sorted(counters.items(), key=lambda item: str(item[0]))}
+    else:
+        out["counters"] = None
+    if consumption.get("compatibilityGroups"):
+        out["compatibilityGroups"] = consumption["compatibilityGroups"]
+    return _go_json(out)
 
 
 def _counters(c: _Checker, holder: dict, path: tuple, limit: int) -> None:
@@ -1594,7 +1734,7 @@ def _counter_sets(c: _Checker, counter_sets: list, path: tuple) -> None:
     seen = set()
     for _, item_path, counter_set in c.object_items(counter_sets, path):
         c.fields(counter_set, _COUNTER_SET_FIELDS, item_path)
-        name = c.required_dns_label(counter_set, "name", item_path)
+        name = c.required_dns_label(counter_set, "name", item_path, declarative=True)
         _counters(c, counter_set, item_path, COUNTERS_PER_SET_MAX)
         key = name if name is not None else _empty_name(counter_set, "name")
         if key is not None:
@@ -1698,7 +1838,8 @@ def _claim_spec(c: _Checker, spec: dict, path: tuple) -> dict:
             name = "" if name is None else name
             if isinstance(name, str):
                 if name in seen:
-                    c.duplicate(item_path, name)
+                    # Checked declaratively (a list keyed by name): the whole request is shown, as stored.
+                    c.add(item_path, f"Duplicate value: {_stored_request_json(request)}")
                 seen.add(name)
 
     constraints_path = path + ("constraints",)
@@ -1754,7 +1895,7 @@ def _constraint_attributes(constraints: list) -> dict:
 
 def _request(c: _Checker, request: dict, path: tuple, constrained: dict) -> None:
     c.fields(request, _REQUEST_FIELDS, path)
-    name = c.required_dns_label(request, "name", path)
+    name = c.name_label(request, "name", path)
     raw_first = request.get("firstAvailable")
     has_first = raw_first is not None and (not isinstance(raw_first, list) or len(raw_first) > 0)
     has_exactly = request.get("exactly") is not None
@@ -1785,13 +1926,13 @@ def _subrequests(c: _Checker, subrequests: list, path: tuple, parent: str, const
     seen = set()
     for _, item_path, sub in c.object_items(subrequests, path):
         c.fields(sub, _SUBREQUEST_FIELDS, item_path)
-        name = c.required_dns_label(sub, "name", item_path)
+        name = c.name_label(sub, "name", item_path)
         _request_body(c, sub, item_path, f"{parent}/{name or ''}", constrained)
         key = sub.get("name")
         key = "" if key is None else key
         if isinstance(key, str):
-            if key in seen:
-                c.duplicate(item_path, key)
+            if key in seen:  # keyed by name, checked declaratively: shown whole, as stored
+                c.add(item_path, f"Duplicate value: {_go_json(_stored_exact(sub, sub=True))}")
             seen.add(key)
 
 
@@ -1886,9 +2027,6 @@ _REF_MESSAGE = "must be the name of a request in the claim or the name of a requ
 
 
 def _request_ref(c: _Checker, ref: str, path: tuple, names: dict) -> None:
-    if ref == "":
-        c.required(path)
-        return
     segments = ref.split("/")
     if len(segments) > 2:
         c.invalid(path, ref, _REF_MESSAGE)
@@ -1922,10 +2060,8 @@ def _constraint(c: _Checker, constraint: dict, path: tuple, names: dict) -> None
         if constraint.get(key) is None:
             continue
         name = c.string(constraint, key, path)
-        if name == "":
-            c.required(path + (key,))
-        elif name is not None:
-            c.fully_qualified_name(name, path + (key,))
+        if name is not None:  # given, even empty: checked as a name
+            c.fully_qualified_name(name, path + (key,), declarative=True)
 
 
 # -- status.allocation of an already-allocated claim ----------------------------
@@ -1963,8 +2099,8 @@ def _allocation(c: _Checker, allocation: dict, path: tuple, names: dict) -> None
 
 def _result(c: _Checker, result: dict, path: tuple, names: dict) -> None:
     c.fields(result, _RESULT_FIELDS, path)
-    request = c.required_string(result, "request", path)
-    if request is not None:
+    request = c.as_string("" if result.get("request") is None else result["request"], path + ("request",))
+    if request is not None:  # an empty reference is not a name: Invalid, as upstream says
         _request_ref(c, request, path + ("request",), names)
     driver = c.string(result, "driver", path)
     if driver is not None or result.get("driver") is None:
@@ -1972,7 +2108,7 @@ def _result(c: _Checker, result: dict, path: tuple, names: dict) -> None:
     pool = c.string(result, "pool", path)
     if pool is not None or result.get("pool") is None:
         c.pool_name(pool, path + ("pool",))
-    c.required_dns_label(result, "device", path)
+    c.name_label(result, "device", path)
     c.boolean(result, "adminAccess", path)
     c.binding_conditions(result, path)
     tolerations = c.array(result, "tolerations", path)
@@ -2037,7 +2173,10 @@ def _pod(c: _Checker, obj: dict) -> None:
                     item_path, claim, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"
                 )
             elif not has_claim and not has_template:
-                c.invalid(item_path, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+                shown = _go_json({"Name": claim.get("name") or "", "ResourceClaimName": claim.get("resourceClaimName"),
+                                  "ResourceClaimTemplateName": claim.get("resourceClaimTemplateName")})
+                c.add(item_path, f"Invalid value: {shown}: must specify one of: `resourceClaimName`, "
+                      "`resourceClaimTemplateName`")
             for key in ("resourceClaimName", "resourceClaimTemplateName"):
                 value = c.string(claim, key, item_path)
                 if value is not None:

@@ -9,6 +9,7 @@ import time
 import pytest
 import yaml
 
+from allocator.engine.scenario import cel_check as scenario_cel_check
 from allocator.engine.validation import FieldError, validate
 
 DNS_LABEL_DETAIL = (
@@ -503,7 +504,12 @@ def test_request_names_are_unique_and_at_most_32():
     claim = resource_claim()
     requests = claim["spec"]["devices"]["requests"]
     requests.append(copy.deepcopy(requests[1]))
-    assert the_error(claim, ("spec", "devices", "requests", 2)) == 'Duplicate value: "nic"'
+    # Shown whole, in its stored v1 form (the apiserver checks the list declaratively).
+    assert the_error(claim, ("spec", "devices", "requests", 2)) == (
+        'Duplicate value: {"name":"nic","firstAvailable":[{"name":"fast","deviceClassName":"nic.example.com",'
+        '"allocationMode":"All"},{"name":"slow","deviceClassName":"nic.example.com","allocationMode":"ExactCount",'
+        '"count":1}]}'
+    )
     requests[:] = [{"name": f"r{i}", "exactly": {"deviceClassName": "c"}} for i in range(33)]
     claim["spec"]["devices"]["constraints"] = []
     claim["spec"]["devices"]["config"] = []
@@ -527,7 +533,9 @@ def test_first_available_allows_one_to_eight_unique_subrequests():
     claim = resource_claim()
     subs = claim["spec"]["devices"]["requests"][1]["firstAvailable"]
     subs[1]["name"] = "fast"
-    assert the_error(claim, ("spec", "devices", "requests", 1, "firstAvailable", 1)) == 'Duplicate value: "fast"'
+    assert the_error(claim, ("spec", "devices", "requests", 1, "firstAvailable", 1)) == (
+        'Duplicate value: {"name":"fast","deviceClassName":"nic.example.com","allocationMode":"ExactCount","count":1}'
+    )
     subs[:] = [{"name": f"s{i}", "deviceClassName": "c"} for i in range(9)]
     claim["spec"]["devices"]["constraints"][0]["requests"] = ["gpu"]
     assert the_error(claim, ("spec", "devices", "requests", 1, "firstAvailable")) == "Too many: 9: must have at most 8 items"
@@ -653,7 +661,7 @@ def test_constraints_need_exactly_one_attribute_with_a_domain():
     constraints = claim["spec"]["devices"]["constraints"]
     constraints[2] = {}
     assert the_error(claim, ("spec", "devices", "constraints", 2)) == (
-        'Required value: exactly one of "matchAttribute" or "distinctAttribute" is required'
+        'Required value: exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set'
     )
     constraints[2] = {"matchAttribute": "a.com/x", "distinctAttribute": "a.com/y"}
     assert "but multiple fields are set" in the_error(claim, ("spec", "devices", "constraints", 2))
@@ -741,7 +749,9 @@ def test_derived_attributes_need_a_domain_a_constraint_and_a_compiling_expressio
     assert 'Invalid value: "numa": a fully qualified name must be a domain and a name separated by a slash' in found[
         base + (1, "name")
     ]
-    assert found[base + (1, "expression")] == ["Required value"]
+    # A missing expression is the empty one, which the apiserver compiles and refuses.
+    compiled = messages(claim, cel_check=scenario_cel_check)
+    assert compiled[base + (1, "expression")][0].startswith('Invalid value: "": compilation failed: ERROR: <input>:1:0:')
     derived[:] = [{"name": "derived/numa", "expression": "1"}] * 33
     assert "Too many: 33: must have at most 32 items" in messages(claim)[base]
 
@@ -771,7 +781,8 @@ def test_device_class_selectors_and_config_are_checked():
     obj["spec"]["selectors"].append({"cel": {}})
     obj["spec"]["config"].append({"opaque": {"driver": "x.example.com"}})
     found = messages(obj)
-    assert found[("spec", "selectors", 1, "cel", "expression")] == ["Required value"]
+    assert messages(obj, cel_check=scenario_cel_check)[("spec", "selectors", 1, "cel", "expression")][0].startswith(
+        'Invalid value: "": compilation failed: ERROR: <input>:1:0: Syntax error:')
     assert found[("spec", "config", 1, "opaque", "parameters")] == ["Required value"]
     obj = device_class()
     obj["spec"]["config"] = [{"opaque": {"driver": "x", "parameters": {}}}] * 33
@@ -784,7 +795,7 @@ def test_device_class_extended_resource_name():
     assert validate(obj) == []
     obj["spec"]["extendedResourceName"] = "kubernetes.io/gpu"
     assert the_error(obj, ("spec", "extendedResourceName")) == (
-        'Invalid value: "kubernetes.io/gpu": must be a valid extended resource name'
+        'Invalid value: "kubernetes.io/gpu": must not have "kubernetes.io/" domain'
     )
 
 
@@ -988,9 +999,14 @@ def test_attribute_value_is_exactly_one_of_eight_kinds():
     attributes = slice_device(obj)["attributes"]
     attributes["model"] = {}
     path = ("spec", "devices", 0, "attributes", "model")
-    assert the_error(obj, path) == 'Invalid value: "": exactly one value must be specified'
+    assert the_error(obj, path) == (
+        'Invalid value: "": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`'
+    )
     attributes["model"] = {"string": "a", "int": 1}
-    assert the_error(obj, path) == 'Invalid value: {"string":"a","int":1}: exactly one value must be specified'
+    assert the_error(obj, path) == (
+        'Invalid value: "{int, string}": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, '
+        '`bools`, `strings`, `versions`'
+    )
     attributes["model"] = {"strings": []}
     assert the_error(obj, path + ("strings",)) == "Invalid value: []: must not be empty if specified"
     attributes["model"] = {"ints": [1, "2"], "bools": None}
@@ -1026,7 +1042,7 @@ def test_counter_consumption_rules():
     consumes.append({"counterSet": "gpu-0", "counters": {}})
     found = messages(obj)
     base = ("spec", "devices", 0, "consumesCounters")
-    assert found[base + (1,)] == ['Duplicate value: "gpu-0"']
+    assert found[base + (1,)] == ['Duplicate value: {"counterSet":"gpu-0","counters":{}}']
     assert found[base + (1, "counters")] == ["Required value"]
     consumes[1] = {"counters": {"Memory": {"value": "1"}}}
     found = messages(obj)
@@ -1214,8 +1230,10 @@ def test_allocation_result_fields_are_required():
     claim = allocated_claim()
     claim["status"]["allocation"]["devices"]["results"][0] = {"adminAccess": "no"}
     found = messages(claim)
-    for key in ("request", "driver", "pool", "device"):
+    for key in ("driver", "pool"):
         assert found[RESULTS + (0, key)] == ["Required value"]
+    for key in ("request", "device"):  # an empty name is not a DNS label: Invalid, as upstream says
+        assert found[RESULTS + (0, key)][0].startswith('Invalid value: "": a lowercase RFC 1123 label')
     assert found[RESULTS + (0, "adminAccess")] == ['Invalid value: "no": expected boolean']
 
 
@@ -1247,7 +1265,7 @@ def test_allocation_result_maps_lists_and_limits():
     assert found[RESULTS + (1, "consumedCapacity", "bandwidth")][0].startswith('Invalid value: "much": quantities must')
     assert found[RESULTS + (1, "tolerations", 0, "operator")][0].startswith('Unsupported value: "Maybe"')
     assert found[RESULTS + (1, "bindingFailureConditions")] == [
-        "Invalid value: []: bindingFailureConditions are required to use bindingConditions"
+        "Invalid value: null: bindingFailureConditions are required to use bindingConditions"
     ]
     assert found[RESULTS + (1, "skipNodeOperations")][0].endswith(
         "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"

@@ -123,7 +123,8 @@ def mutated(draw) -> Mutated:
     obj = json.loads(draw(st.sampled_from(bases())))
     whats = []
     for _ in range(draw(st.integers(1, 2))):
-        places = [p for p in _places(obj) if p[:1] != ("apiVersion",) and p[:1] != ("kind",)]
+        # A claim's device status is not modelled by the playground (apiserver_driver.NOT_MODELLED).
+        places = [p for p in _places(obj) if p[:1] not in (("apiVersion",), ("kind",)) and p[:2] != ("status", "devices")]
         place = draw(st.sampled_from(places))
         whats.append(_mutate(draw, obj, place))
     gates = {name: draw(st.booleans()) for name in GATES if draw(st.integers(0, 3)) == 0}
@@ -154,9 +155,9 @@ def _mutate(draw, obj, place: tuple) -> str:
         ops += ["gated", "gated", "rename"]
     op = draw(st.sampled_from(ops))
     if op == "type" and place:
-        holder[last] = draw(st.sampled_from(SCALARS))
+        holder[last] = copy.deepcopy(draw(st.sampled_from(SCALARS)))
     elif op == "type":
-        obj["metadata"] = draw(st.sampled_from(SCALARS))
+        obj["metadata"] = copy.deepcopy(draw(st.sampled_from(SCALARS)))
     elif op == "delete":
         del holder[last]
     elif op == "extra":

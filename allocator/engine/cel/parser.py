@@ -60,6 +60,16 @@ class Token:
         return "<EOF>" if self.kind == "eof" else self.text
 
 
+def _starts_expression(tok) -> bool:
+    if tok is None:
+        return False
+    if tok.kind == "punct":
+        return tok.text in ("[", "{", "(", ".", "-", "!")
+    if tok.kind == "keyword":
+        return tok.text in ("true", "false", "null")
+    return tok.kind in ("ident", "int", "uint", "double", "string", "bytes")
+
+
 def tokenize(text: str) -> list[Token]:
     tokens = []
     i, n = 0, len(text)
@@ -304,7 +314,10 @@ class Parser:
             expr = self.parse_expr()
             tok = self.peek()
             if tok.kind != "eof":
-                raise _SyntaxError(f"Syntax error: mismatched input '{tok.display()}' expecting <EOF>", tok.offset)
+                # ANTLR drops a single stray token when the end follows it, and says so.
+                following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+                word = "extraneous" if following is not None and following.kind == "eof" else "mismatched"
+                raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting <EOF>", tok.offset)
         except _SyntaxError as exc:
             self.issues.append(Issue(exc.message, exc.offset))
             return ParseResult(None, self.offsets, self.issues)
@@ -497,7 +510,10 @@ class Parser:
             map_id = self.new_id(open_tok.offset)
             entries = self.parse_map_entries()
             return ast.CreateMap(map_id, entries)
-        raise _SyntaxError(f"Syntax error: mismatched input '{tok.display()}' expecting {_EXPR_START}", tok.offset)
+        # ANTLR drops one stray token when an expression can start right after it, and says so.
+        word = "extraneous" if _starts_expression(self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens)
+                                                  else None) else "mismatched"
+        raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting {_EXPR_START}", tok.offset)
 
     def _struct_ahead(self) -> bool:
         """`a.b.C{` names a message type; `a.b.c` without a brace is a selection."""
