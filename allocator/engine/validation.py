@@ -229,10 +229,11 @@ def label_key_errors(value: str) -> list[str]:
 
 
 def label_value_errors(value: str, *, declarative: bool = False) -> list[str]:
-    """Label value problems; the declarative check counts bytes."""
+    """Label value problems. Kubernetes 1.37 has one label value check for both the handwritten
+    and the declarative validation, and it counts (and says) bytes."""
     errors = []
     if _nbytes(value) > 63:
-        errors.append(_max_length_error(63, "bytes" if declarative else "characters"))
+        errors.append(_max_length_error(63, "bytes"))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errors.append(_regex_error(_LABEL_VALUE_MESSAGE, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errors
@@ -472,8 +473,8 @@ class _Checker:
     def forbidden(self, path, detail: str) -> None:
         self.add(path, f"Forbidden: {detail}")
 
-    def too_long(self, path, limit: int) -> None:
-        self.add(path, f"Too long: may not be more than {limit} bytes")
+    def too_long(self, path, limit: int, unit: str = "bytes") -> None:
+        self.add(path, f"Too long: may not be more than {limit} {unit}")
 
     def too_many(self, path, actual: int, limit: int) -> None:
         self.add(path, f"Too many: {actual}: must have at most {limit} items")
@@ -640,11 +641,15 @@ class _Checker:
 
     def driver_name(self, value: str | None, path, *, caseless: bool = False) -> None:
         """CSI driver name rules: required, at most 63 bytes, lower-cased form a DNS subdomain.
-        A `caseless` field is checked declaratively, and says so in its wording."""
+        A `caseless` field is also checked declaratively, and says so in its wording."""
         if not value:
             self.required(path)
             return
-        if _nbytes(value) > DRIVER_NAME_MAX_LENGTH:
+        if caseless and len(value) > DRIVER_NAME_MAX_LENGTH:
+            # the declarative maxLength counts characters and says so; its error stands for the
+            # handwritten one, which counts bytes and alone speaks for a name of few, wide characters
+            self.too_long(path, DRIVER_NAME_MAX_LENGTH, "characters")
+        elif _nbytes(value) > DRIVER_NAME_MAX_LENGTH:
             self.too_long(path, DRIVER_NAME_MAX_LENGTH)
         errors = dns_subdomain_errors(value.lower())
         if caseless:

@@ -412,7 +412,7 @@ def test_the_allocate_api_answers_get_with_405_json_and_takes_a_json_body(page: 
     assert get.json()["message"]
 
     body = {"scenario": gallery.get("simple-gpu").scenario, "node": "worker-1",
-            "gates": {"scheduler": {"DRADeviceTaints": False}}}
+            "gates": {"scheduler": {"DRAConsumableCapacity": False}}}
     post = page.request.post("/api/v1/allocate", data=json.dumps(body), headers={"Content-Type": "application/json"})
     assert post.status == 200 and post.json()["outcome"] == "allocated"
     assert post.json()["node"] == "worker-1"

@@ -90,7 +90,7 @@ PANELS = {
     "compatibility-groups": ["panel-devices", "panel-groups"],
     "version-skew": ["panel-skew"],
     "pods": ["panel-pods"],
-    "granular-status-authorization": ["panel-authz"],
+    "granular-status-authorization": ["panel-status-writers"],
 }
 
 

@@ -6,7 +6,6 @@ per line (RBAC objects, gates, status writes), a JSON answer per line.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from allocator.engine.statusauth.rbac import Authorizer, RBACObjects, UserInfo, read_object
 from allocator.engine.statusauth.whatif import judge
+from tests.upstream import kube_build
 
 KUBE_DIR = Path(__file__).resolve().parent.parent / "kube"
 SOURCE_DIR = KUBE_DIR / "cmd" / "authz"
@@ -30,26 +30,14 @@ def go_binary() -> str | None:
     return shutil.which("go")
 
 
-def _sources() -> list[Path]:
-    return sorted(SOURCE_DIR.glob("*.go")) + [KUBE_DIR / "go.mod", KUBE_DIR / "go.sum"]
-
-
 def build() -> Path:
     go = go_binary()
     if go is None:
         raise OracleUnavailable("Go is not installed: the status-authorization differential needs `go` on PATH")
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_DIR / ".authz.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        newest = max(p.stat().st_mtime for p in _sources())
-        if BINARY.exists() and BINARY.stat().st_mtime >= newest:
-            return BINARY
-        env = dict(os.environ, GOFLAGS="-mod=readonly", CGO_ENABLED="0")
-        proc = subprocess.run([go, "build", "-trimpath", "-o", str(BINARY), "./cmd/authz"], cwd=KUBE_DIR, env=env,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise OracleUnavailable(f"the authz oracle does not build:\n{proc.stderr[-4000:]}")
-    return BINARY
+    try:
+        return kube_build.build("authz")  # every oracle of tests/kube at once
+    except kube_build.KubeBuildError as exc:
+        raise OracleUnavailable(str(exc)) from None
 
 
 class AuthzOracle:

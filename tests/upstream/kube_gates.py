@@ -4,12 +4,11 @@ Without Go the tests that need it skip; the committed `gates.json` is still what
 """
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
+from tests.upstream import kube_build
 
 KUBE_DIR = Path(__file__).resolve().parents[1] / "kube"
 BUILD_DIR = KUBE_DIR / ".build"
@@ -20,26 +19,14 @@ class Unavailable(Exception):
     pass
 
 
-def _sources() -> list[Path]:
-    return [KUBE_DIR / "go.mod", KUBE_DIR / "go.sum", *sorted((KUBE_DIR / "cmd" / "gates").glob("*.go"))]
-
-
 def build() -> Path:
     go = shutil.which("go")
     if go is None:
         raise Unavailable("Go is not installed: the feature-gate comparison with Kubernetes is skipped")
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_DIR / ".gates.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        newest = max(p.stat().st_mtime for p in _sources())
-        if BINARY.exists() and BINARY.stat().st_mtime >= newest:
-            return BINARY
-        env = dict(os.environ, GOFLAGS="-mod=readonly", CGO_ENABLED="0")
-        proc = subprocess.run([go, "build", "-trimpath", "-o", str(BINARY), "./cmd/gates"], cwd=KUBE_DIR, env=env,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise Unavailable(f"tests/kube/cmd/gates does not build:\n{proc.stderr[-4000:]}")
-    return BINARY
+    try:
+        return kube_build.build("gates")  # every oracle of tests/kube at once
+    except kube_build.KubeBuildError as exc:
+        raise Unavailable(str(exc)) from None
 
 
 def table() -> str:

@@ -11,7 +11,6 @@ feasible node's score per plugin (raw, normalised, weight) and total, and each c
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from allocator.engine.report import outcome_data
 from allocator.engine.run import allocate_text
+from tests.upstream import kube_build
 from tests.upstream.driver import compare_allocation
 
 KUBE_DIR = Path(__file__).resolve().parent.parent / "kube"
@@ -36,27 +36,15 @@ class SchedulerUnavailable(Exception):
     """Go is not installed, or the oracle does not build."""
 
 
-def _sources() -> list[Path]:
-    return sorted([*SOURCE_DIR.glob("*.go"), KUBE_DIR / "go.mod", KUBE_DIR / "go.sum"])
-
-
 def build() -> Path:
     """Build the oracle unless an up-to-date binary is there (one builder at a time)."""
     go = shutil.which("go")
     if go is None:
         raise SchedulerUnavailable("Go is not installed: the scheduler differential needs `go` on PATH")
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_DIR / ".lock-schedule", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        newest = max(p.stat().st_mtime for p in _sources())
-        if BINARY.exists() and BINARY.stat().st_mtime >= newest:
-            return BINARY
-        env = dict(os.environ, GOFLAGS="-mod=readonly", CGO_ENABLED="0")
-        proc = subprocess.run([go, "build", "-trimpath", "-o", str(BINARY), "./cmd/schedule"], cwd=KUBE_DIR,
-                              env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise SchedulerUnavailable(f"the scheduler oracle does not build:\n{proc.stderr[-4000:]}")
-    return BINARY
+    try:
+        return kube_build.build("schedule")  # every oracle of tests/kube at once
+    except kube_build.KubeBuildError as exc:
+        raise SchedulerUnavailable(str(exc)) from None
 
 
 class Scheduler:
