@@ -15,11 +15,9 @@ the first such value and names no list index, the playground names them all.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from allocator.engine.problems import DROPPED_ON_CREATE, ERROR
 from allocator.engine.scenario import read_scenario
 from allocator.engine.validation import is_decoding_error
 from tests.upstream import kube_build
+from tests.upstream.batch import BatchProcess
 
 KUBE_DIR = Path(__file__).resolve().parent.parent / "kube"
 SOURCE_DIR = KUBE_DIR / "cmd" / "validate"
@@ -77,33 +76,17 @@ def build_validator() -> Path:
         raise ValidatorUnavailable(str(exc)) from None
 
 
-class Validator:
+class Validator(BatchProcess):
     """One oracle process in batch mode; ask() sends a scenario and reads every object's answer."""
 
-    def __init__(self, binary: Path | None = None):
-        self.binary = binary or build_validator()
         # stderr holds klog's notes (gates set, declarative validation mismatches): not answers.
-        self.proc = subprocess.Popen([str(self.binary), "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    name = "the apiserver oracle"
+
+    def __init__(self, binary: Path | None = None):
+        super().__init__(binary or build_validator(), quiet=True)
 
     def ask(self, scenario: str, *, gates: str = "") -> dict:
-        self.proc.stdin.write(json.dumps({"scenario": scenario, "featureGates": gates}) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the apiserver oracle exited (status {self.proc.poll()})")
-        return json.loads(answer)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        return self.request({"scenario": scenario, "featureGates": gates})
 
 
 _MAP_KEY = re.compile(r"\[([^\]]*[^\]0-9][^\]]*|)\]")

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from allocator.engine.statusauth.rbac import Authorizer, RBACObjects, UserInfo, read_object
 from allocator.engine.statusauth.whatif import judge
 from tests.upstream import kube_build
+from tests.upstream.batch import BatchProcess
 
 KUBE_DIR = Path(__file__).resolve().parent.parent / "kube"
 SOURCE_DIR = KUBE_DIR / "cmd" / "authz"
@@ -40,30 +40,14 @@ def build() -> Path:
         raise OracleUnavailable(str(exc)) from None
 
 
-class AuthzOracle:
+class AuthzOracle(BatchProcess):
+    name = "the authz oracle"
+
     def __init__(self, binary: Path | None = None):
-        self.binary = binary or build()
-        self.proc = subprocess.Popen([str(self.binary), "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        super().__init__(binary or build())
 
     def ask(self, case: dict) -> dict:
-        self.proc.stdin.write(json.dumps(case) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the authz oracle exited (status {self.proc.poll()})")
-        return json.loads(answer)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        return self.request(case)
 
 
 KEYS = (("clusterRoles", "ClusterRole"), ("clusterRoleBindings", "ClusterRoleBinding"),

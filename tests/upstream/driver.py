@@ -18,6 +18,7 @@ from pathlib import Path
 from allocator.engine.gates import ComponentGates, parse_gates
 from allocator.engine.report import outcome_data
 from allocator.engine.run import allocate_text
+from tests.upstream.batch import BatchProcess
 
 ORACLE_DIR = Path(__file__).resolve().parent / "oracle"
 BUILD_DIR = Path(os.environ.get("DRA_ORACLE_BUILD_DIR", Path(__file__).resolve().parent / ".build"))
@@ -59,47 +60,25 @@ def build_oracle() -> Path:
     return ORACLE_BIN
 
 
-class Oracle:
+class Oracle(BatchProcess):
     """One oracle process in batch mode; ask() sends a scenario and reads its answer."""
 
+    name = "the oracle"
+
     def __init__(self, binary: Path | None = None):
-        self.binary = binary or build_oracle()
-        self.proc = subprocess.Popen([str(self.binary), "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        super().__init__(binary or build_oracle())
 
     def ask(self, scenario: str, *, node: str | None = None, gates: str = "", emulated: str = "",
             min_compat: str = "") -> dict:
         """The oracle's answer. It is given every gate's value as the scheduler resolves it at its
         versions (that resolution is checked against Kubernetes in test_gates_upstream.py)."""
-        line = json.dumps({"scenario": scenario, "node": node or "",
-                           "featureGates": resolved_gates(gates, emulated, min_compat)})
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
-        return json.loads(answer)
+        return self.request({"scenario": scenario, "node": node or "",
+                             "featureGates": resolved_gates(gates, emulated, min_compat)})
 
     def ask_cel(self, expression: str, *, gates: str = "", stored: bool = True, derived: bool = False) -> dict:
         """Whether Kubernetes' DRA CEL compiler accepts the selector (or derived attribute), and its cost."""
         request = {"cel": expression, "featureGates": gates, "stored": stored, "derived": derived}
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
-        return json.loads(answer)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        return self.request(request)
 
 
 # The gates the oracle knows (tests/upstream/oracle/scenario.go).

@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from allocator.engine.report import outcome_data
 from allocator.engine.run import allocate_text
 from tests.upstream import kube_build
 from tests.upstream.driver import compare_allocation
+from tests.upstream.batch import BatchProcess
 
 KUBE_DIR = Path(__file__).resolve().parent.parent / "kube"
 SOURCE_DIR = KUBE_DIR / "cmd" / "schedule"
@@ -47,32 +47,16 @@ def build() -> Path:
         raise SchedulerUnavailable(str(exc)) from None
 
 
-class Scheduler:
+class Scheduler(BatchProcess):
     """One oracle process in batch mode; ask() sends a dump and reads its answer."""
 
+    name = "the scheduler oracle"
+
     def __init__(self, binary: Path | None = None):
-        self.binary = binary or build()
-        self.proc = subprocess.Popen([str(self.binary), "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        super().__init__(binary or build())
 
     def ask(self, dump: str) -> dict:
-        self.proc.stdin.write(json.dumps({"dump": dump}) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the scheduler oracle exited (status {self.proc.poll()})")
-        return json.loads(answer)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        return self.request({"dump": dump})
 
 
 def ours(dump: str) -> dict:
