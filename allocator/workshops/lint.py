@@ -1,18 +1,36 @@
-"""Linting a workshop before the class: the format, the names its checks use, and the exercises.
+"""Linting a workshop before the class: the format, the names its checks use, and the exercises,
+and then an attempt to break every lesson.
 
-Every lesson's starting scenario must fail its checks (or the attendee has nothing to do) and
-its solution must pass them all. `manage.py checkworkshop FILE` prints the result; sharing a
-workshop refuses one that does not lint clean.
+Per lesson: the start must be valid and fail its checks (or the attendee has nothing to do); the
+solution must pass them all; no check may raise; every declared `wrong:` answer must fail a check;
+the automatic mutants of the solution must fail a check (the claim the lesson is about deleted,
+each DeviceClass selector replaced by `true`, each protected object edited, each gate the lesson
+names flipped on each component, each constraint and subrequest the lesson is about dropped);
+and the automatic variants must still pass (documents reordered, YAML reformatted, an unrelated
+claim added where the lesson allows it). A surviving mutant is reported with its diff.
+`manage.py checkworkshop FILE` prints the result; sharing a workshop refuses one that does not lint clean.
 """
 from __future__ import annotations
 
+import copy
+import difflib
+from dataclasses import dataclass, replace
+
+import yaml
+
+from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.engine.loader import load_scenario
-from allocator.workshops.checks import NAMESPACED, Submission, claim_key, evaluate
-from allocator.workshops.model import Lesson, Problem, Workshop, parse_workshop
+from allocator.engine.scenario import read_scenario
+from allocator.engine.vocabulary import OutcomeKind
+from allocator.workshops.checks import NAMESPACED, PROTECTED_KINDS, Submission, claim_key, evaluate, matches_ref
+from allocator.workshops.model import Lesson, Variant, Workshop, WorkshopProblem, parse_workshop
+from allocator.workshops.patches import dump, identity, split_documents
 from allocator.workshops.playground import run_inline
 
+MAX_DIFF_LINES = 30
 
-def lint(text: str, *, run=run_inline) -> tuple[Workshop | None, list[Problem]]:
+
+def lint(text: str, *, run=run_inline, mutants: bool = True) -> tuple[Workshop | None, list[WorkshopProblem]]:
     workshop, problems = parse_workshop(text)
     if workshop is None:
         return None, problems
@@ -22,29 +40,248 @@ def lint(text: str, *, run=run_inline) -> tuple[Workshop | None, list[Problem]]:
         problems.extend(found)
         if found or lesson.number in broken or lesson.solution is None:
             continue
-        problems.extend(_exercise_problems(lesson, run))
+        problems.extend(_exercise_problems(lesson, run, mutants=mutants))
     problems.sort(key=lambda p: (p.line or 0, p.message))
     return workshop, problems
 
 
-def check_lesson(lesson: Lesson, variant, *, run=run_inline):
+def check_lesson(lesson: Lesson, variant, *, run=run_inline, start: Variant | None = None):
     """The check results for the attendee's `variant`, and the run's (scenario, outcome)."""
+    start = start or lesson.start
     result = run(variant)
-    return evaluate(lesson.checks, Submission(variant=variant, outcome=result[1], start=lesson.start)), result
+    scenario = result[0] if result[0] is not None else read_scenario(variant.scenario)  # a bound stopped the run
+    attempt = Submission(variant=variant, outcome=result[1], start=start, scenario=scenario,
+                         start_scenario=_parsed(start.scenario))
+    return evaluate(lesson.checks, attempt, editable=lesson.editable), result
 
 
-def _exercise_problems(lesson: Lesson, run) -> list[Problem]:
+def _parsed(text: str):
+    return read_scenario(text)
+
+
+def _exercise_problems(lesson: Lesson, run, *, mutants: bool) -> list[WorkshopProblem]:
     problems = []
-    start_results, _ = check_lesson(lesson, lesson.start, run=run)
-    if all(r.ok for r in start_results):
-        problems.append(Problem("the starting scenario already passes every check: the attendee has nothing to do",
-                                lesson.line, lesson.number))
+
+    def problem(message, line=None):
+        problems.append(WorkshopProblem(message, line or lesson.line, lesson.number))
+
+    def broken_checks(results, what):
+        for r in results:
+            if r.broken:
+                problem(f"the check ({r.label}) is broken on {what}: {r.broken}", r.line)
+
+    start_results, (_, start_outcome) = check_lesson(lesson, lesson.start, run=run)
+    expects_invalid = any(c.kind == "outcome" and c.spec["outcome"] == OutcomeKind.INVALID for c in lesson.checks)
+    if start_outcome.outcome == OutcomeKind.INVALID and not expects_invalid:
+        first = start_outcome.problems[0].render() if start_outcome.problems else start_outcome.message
+        problem(f"the starting scenario is invalid: {first}")
+    elif all(r.ok for r in start_results):
+        problem("the starting scenario already passes every check: the attendee has nothing to do")
+    broken_checks(start_results, "the start")
     solution_results, _ = check_lesson(lesson, lesson.solution, run=run)
+    broken_checks(solution_results, "the solution")
     for result in solution_results:
-        if not result.ok:
-            problems.append(Problem(f"the solution fails this check ({result.label}): {result.message}",
-                                    result.line, lesson.number))
+        if not result.ok and not result.broken:
+            problem(f"the solution fails this check ({result.label}): {result.message}", result.line)
+    if not all(r.ok for r in solution_results):
+        return problems
+    for wrong in lesson.wrong:
+        results, _ = check_lesson(lesson, wrong.variant, run=run)
+        broken_checks(results, f"the wrong answer “{wrong.why}”")
+        if all(r.ok for r in results):
+            problem(f"the declared wrong answer “{wrong.why}” passes every check", wrong.line)
+    if not mutants:
+        return problems
+    for mutant in mutants_of(lesson):
+        results, _ = check_lesson(lesson, mutant.variant, run=run)
+        broken_checks(results, f"a mutant ({mutant.what})")
+        if all(r.ok for r in results):
+            problem(f"a wrong answer passes every check: {mutant.what}\n{mutant.diff(lesson.solution)}")
+    for variant in variants_of(lesson):
+        results, _ = check_lesson(lesson, variant.variant, run=run, start=variant.start)
+        failing = [r for r in results if not r.ok]
+        if failing:
+            problem(f"a right answer fails: {variant.what} fails “{failing[0].label}”: {failing[0].message}\n"
+                    f"{variant.diff(lesson.solution)}")
     return problems
+
+
+# ---- mutants and variants ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trial:
+    what: str
+    variant: Variant
+    start: Variant | None = None
+
+    def diff(self, base: Variant) -> str:
+        lines = list(difflib.unified_diff(base.scenario.splitlines(), self.variant.scenario.splitlines(),
+                                          "solution", "mutant", lineterm="", n=1))
+        if self.variant.gates != base.gates:
+            lines.append(f"gates: {base.gates} -> {self.variant.gates}")
+        if len(lines) > MAX_DIFF_LINES:
+            lines = lines[:MAX_DIFF_LINES] + [f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
+        return "\n".join(lines)
+
+
+def _documents(text: str) -> list:
+    out = []
+    for document in split_documents(text):
+        try:
+            out.append(yaml.safe_load(document))
+        except yaml.YAMLError:
+            out.append(None)
+    return [d for d in out if d is not None]
+
+
+def _text(documents: list) -> str:
+    return "\n---\n".join(dump(d).strip("\n") for d in documents) + "\n"
+
+
+def _about(lesson: Lesson) -> dict:
+    """What the checks name: claims, constraints (claim, kind, attribute), request shapes (claim, request)."""
+    claims, constraints, shapes = set(), [], []
+    for check in lesson.checks:
+        spec = check.spec
+        for key in ("claim", "statusWrite"):
+            if isinstance(spec.get(key), str):
+                claims.add(claim_key(spec[key]))
+        if check.kind == "constraint":
+            constraints.append((claim_key(spec["claim"]), spec["constraint"], spec["attribute"]))
+        if check.kind == "request" and "firstAvailable" in spec:
+            shapes.append((claim_key(spec["claim"]), spec["request"]))
+    return {"claims": claims, "constraints": constraints, "shapes": shapes}
+
+
+def _named_gates(lesson: Lesson) -> set:
+    """(component, gate) pairs the lesson is about: its gate checks, and every gate its start or its
+    solution sets, on every component."""
+    named = {(c, gate) for variant in (lesson.start, lesson.solution) for values in variant.gates.values()
+             for gate in values for c in COMPONENT_KEYS}
+    for check in lesson.checks:
+        if check.kind == "gate":
+            component = check.spec.get("component", "all")
+            for c in (COMPONENT_KEYS if component == "all" else (component,)):
+                named.add((c, check.spec["gate"]))
+    for c in COMPONENT_KEYS:
+        before, after = lesson.start.gates.get(c, {}), lesson.solution.gates.get(c, {})
+        for gate in set(before) | set(after):
+            if before.get(gate, GATES[gate].default) != after.get(gate, GATES[gate].default):
+                named.add((c, gate))
+    return named
+
+
+def _devices_of(data: dict) -> dict | None:
+    if data.get("kind") == "ResourceClaimTemplate":
+        return ((data.get("spec") or {}).get("spec") or {}).get("devices")
+    return (data.get("spec") or {}).get("devices")
+
+
+def mutants_of(lesson: Lesson) -> list[Trial]:
+    solution = lesson.solution
+    documents = _documents(solution.scenario)
+    about = _about(lesson)
+    out = []
+
+    def mutant(what, docs=None, gates=None):
+        text = _text(docs) if docs is not None else solution.scenario
+        out.append(Trial(what, replace(solution, scenario=text, gates=gates if gates is not None else solution.gates)))
+
+    for i, data in enumerate(documents):
+        key = identity(data)
+        if key is None:
+            continue
+        kind, namespace, name = key
+        label = f"{kind} {namespace + '/' if namespace else ''}{name}"
+        if kind in ("ResourceClaim", "ResourceClaimTemplate") and f"{namespace}/{name}" in about["claims"]:
+            mutant(f"{label} deleted", documents[:i] + documents[i + 1:])
+        editable = any(matches_ref(ref, key) for ref in lesson.editable)
+        if kind == "DeviceClass" and (data.get("spec") or {}).get("selectors"):
+            changed = copy.deepcopy(data)
+            changed["spec"]["selectors"] = [{"cel": {"expression": "true"}}]
+            mutant(f"the selectors of {label} replaced by true", documents[:i] + [changed] + documents[i + 1:])
+        if kind in PROTECTED_KINDS and not editable:
+            changed = copy.deepcopy(data)
+            changed.setdefault("metadata", {}).setdefault("labels", {})["lint.playground/edited"] = "true"
+            mutant(f"{label} edited", documents[:i] + [changed] + documents[i + 1:])
+        if kind == "ResourceClaim" and (data.get("status") or {}).get("allocation") and not editable:
+            changed = copy.deepcopy(data)
+            for result in changed["status"]["allocation"].get("devices", {}).get("results") or []:
+                result["device"] = str(result.get("device", "")) + "-elsewhere"
+            mutant(f"the status of {label} rewritten", documents[:i] + [changed] + documents[i + 1:])
+        devices = _devices_of(data) if kind in ("ResourceClaim", "ResourceClaimTemplate") else None
+        if not isinstance(devices, dict):
+            continue
+        for claim, constraint, attribute in about["constraints"]:
+            if claim != f"{namespace}/{name}":
+                continue
+            kept = [c for c in devices.get("constraints") or [] if c.get(constraint) != attribute]
+            if len(kept) != len(devices.get("constraints") or []):
+                changed = copy.deepcopy(data)
+                _devices_of(changed)["constraints"] = kept
+                mutant(f"the {constraint} constraint on {attribute} dropped from {label}",
+                       documents[:i] + [changed] + documents[i + 1:])
+        for claim, request_name in about["shapes"]:
+            if claim != f"{namespace}/{name}":
+                continue
+            for ri, request in enumerate(devices.get("requests") or []):
+                subs = request.get("firstAvailable") if isinstance(request, dict) else None
+                if request.get("name") != request_name or not isinstance(subs, list):
+                    continue
+                for si in range(len(subs)):
+                    if len(subs) < 2:
+                        break
+                    changed = copy.deepcopy(data)
+                    del _devices_of(changed)["requests"][ri]["firstAvailable"][si]
+                    mutant(f"subrequest {si + 1} of {request_name} dropped from {label}",
+                           documents[:i] + [changed] + documents[i + 1:])
+                if len(subs) > 1:
+                    changed = copy.deepcopy(data)
+                    _devices_of(changed)["requests"][ri]["firstAvailable"].reverse()
+                    mutant(f"the subrequests of {request_name} in {label} reversed",
+                           documents[:i] + [changed] + documents[i + 1:])
+    for component, gate in sorted(_named_gates(lesson)):
+        gates = {c: dict(v) for c, v in solution.gates.items()}
+        now = gates.get(component, {}).get(gate, GATES[gate].default)
+        gates.setdefault(component, {})[gate] = not now
+        gates = {c: {g: v for g, v in values.items() if v != GATES[g].default} for c, values in gates.items()}
+        mutant(f"{gate} turned {'off' if now else 'on'} in {component}", gates={c: v for c, v in gates.items() if v})
+    return out
+
+
+UNRELATED = [
+    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "unrelated.lint.playground"},
+     "spec": {"selectors": [{"cel": {"expression": 'device.driver == "unrelated.lint.playground"'}}]}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "unrelated-lint"},
+     "spec": {"driver": "unrelated.lint.playground", "allNodes": True,
+              "pool": {"name": "unrelated", "generation": 1, "resourceSliceCount": 1},
+              "devices": [{"name": "unrelated-0"}]}},
+]
+UNRELATED_CLAIM = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+    "metadata": {"name": "unrelated-lint", "namespace": "default"},
+    "spec": {"devices": {"requests": [{"name": "x", "exactly": {"deviceClassName": "unrelated.lint.playground"}}]}},
+}
+
+
+def variants_of(lesson: Lesson) -> list[Trial]:
+    solution = lesson.solution
+    documents = _documents(solution.scenario)
+    out = [
+        Trial("the documents in reverse order", replace(solution, scenario=_text(list(reversed(documents))))),
+        Trial("the YAML reformatted", replace(solution, scenario="\n---\n".join(
+            yaml.safe_dump(d, default_flow_style=True, sort_keys=True, width=100000).strip() for d in documents)
+            + "\n")),
+    ]
+    if lesson.add_claim:
+        start = replace(lesson.start, scenario=lesson.start.scenario.rstrip("\n") + "\n---\n" + _text(UNRELATED))
+        text = _text(documents + UNRELATED + [UNRELATED_CLAIM])
+        out.append(Trial("an unrelated claim added", replace(solution, scenario=text), start))
+    return out
+
+
+# ---- names the checks use ------------------------------------------------------------------------
 
 
 def _names(text: str) -> set:
@@ -79,8 +316,8 @@ def _slice_names(spec) -> set:
     return names
 
 
-def _unknown_names(lesson: Lesson) -> list[Problem]:
-    """Checks that name a claim, pod or node that neither the start nor the solution has."""
+def _unknown_names(lesson: Lesson) -> list[WorkshopProblem]:
+    """Checks that name a claim, pod, device or counter set that neither the start nor the solution has."""
     names = _names(lesson.start.scenario)
     if lesson.solution is not None:
         names |= _names(lesson.solution.scenario)
@@ -90,22 +327,26 @@ def _unknown_names(lesson: Lesson) -> list[Problem]:
     problems = []
     for check in lesson.checks:
         spec = check.spec
-        claim = spec.get("claim") or spec.get("statusWriters")
+        claim = spec.get("claim") or spec.get("statusWrite")
         if isinstance(claim, str):
-            allowed = claims | templates if check.kind == "selector" else claims
+            allowed = claims | templates if check.kind in ("request", "constraint", "selects") else claims
             if claim_key(claim) not in allowed:
                 known = ", ".join(sorted(allowed)) or "none"
-                problems.append(Problem(f"the {check.kind} check names claim {claim_key(claim)}, which the lesson "
-                                        f"does not have (claims: {known})", check.line, lesson.number))
-        device = spec.get("row") or (spec.get("device") if check.kind == "capacity" else None)
-        if isinstance(device, str) and ("device", device) not in names:
-            problems.append(Problem(f"the {check.kind} check names device {device}, which no ResourceSlice of the "
-                                    f"lesson has", check.line, lesson.number))
+                problems.append(WorkshopProblem(f"the {check.kind} check names claim {claim_key(claim)}, which the "
+                                                f"lesson does not have (claims: {known})", check.line, lesson.number))
+        devices = [spec["row"]] if check.kind == "row" else [spec["device"]] if check.kind == "capacity" else \
+            list(spec["selects"]) if check.kind == "selects" else []
+        for device in devices:
+            if ("device", device) not in names:
+                problems.append(WorkshopProblem(f"the {check.kind} check names device {device}, which no "
+                                                f"ResourceSlice of the lesson has", check.line, lesson.number))
         if check.kind == "counter" and ("counterSet", spec["counterSet"]) not in names:
             known = ", ".join(sorted(n for kind, n in names if kind == "counterSet")) or "none"
-            problems.append(Problem(f"the counter check names counter set {spec['counterSet']}, which the lesson's "
-                                    f"slices do not have (counter sets: {known})", check.line, lesson.number))
+            problems.append(WorkshopProblem(f"the counter check names counter set {spec['counterSet']}, which the "
+                                            f"lesson's slices do not have (counter sets: {known})", check.line,
+                                            lesson.number))
         if check.kind == "pod" and claim_key(spec["pod"]) not in pods:
-            problems.append(Problem(f"the pod check names pod {claim_key(spec['pod'])}, which the lesson does not "
-                                    f"have (pods: {', '.join(sorted(pods)) or 'none'})", check.line, lesson.number))
+            problems.append(WorkshopProblem(f"the pod check names pod {claim_key(spec['pod'])}, which the lesson "
+                                            f"does not have (pods: {', '.join(sorted(pods)) or 'none'})", check.line,
+                                            lesson.number))
     return problems

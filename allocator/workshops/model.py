@@ -14,30 +14,43 @@
       - outcome: allocated
         message: shown when this check fails
       hints: [one at a time]
-      solution: {scenario: |, node: ..., gates: ..., componentGates: ...}
+      solution: {patch: [...], node: ..., gates: ..., componentGates: ...}   # patches over the start
       compare: {gates: ..., componentGates: ..., scenario: ...}   # optional: open in compare mode
+      slug: first-claim  # the lesson's stable id (translations key on it); its number otherwise
+      minutes: 8         # the time it takes in class
+      editable: [ResourceSlice/nic-pool]   # objects the attendee may change besides claims and pods
+      wrong:             # answers that must fail a check: patches over the solution, with why
+      - why: pinning the device by name is not the idea
+        patch: [...]     # and/or node, gates, componentGates
+      lint: {addClaim: false}   # this lesson's devices leave no room for an unrelated claim
 
-Reading a file gives the workshop plus located problems; `lint.py` adds the runs.
+A solution (or a wrong answer) is a `scenario:` or, better, a `patch:` (patches.py: JSON merge patches
+per object). Reading a file gives the workshop plus located problems; `lint.py` adds the runs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from allocator.engine.gates import COMPONENT_KEYS, GATES
+from allocator.workshops.checks import Check, parse_check
+from allocator.workshops.patches import PatchError, apply_patches
 from allocator.workshops.source import Located, SourceError, read_located
 
 WORKSHOP_KEYS = {"title", "summary", "lessons", "slug"}
 LESSON_KEYS = {"title", "text", "task", "node", "gates", "componentGates", "scenario", "checks", "hints",
-               "solution", "compare", "slug"}
+               "solution", "compare", "slug", "minutes", "editable", "wrong", "lint"}
 VARIANT_KEYS = {"scenario", "node", "gates", "componentGates"}
+PATCHED_KEYS = VARIANT_KEYS | {"patch"}
+WRONG_KEYS = PATCHED_KEYS | {"why"}
+LINT_KEYS = {"addClaim"}
 # Linting runs every lesson's start and solution; a shared workshop may not ask for endless runs.
 MAX_LESSONS = 60
 MAX_CHECKS = 40
 
 
 @dataclass(frozen=True)
-class Problem:
-    """A mistake in a workshop file, at its line."""
+class WorkshopProblem:
+    """A mistake in a workshop file, at its line (the engine's Problem is a scenario's)."""
 
     message: str
     line: int | None = None
@@ -62,12 +75,12 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class Check:
-    kind: str
-    spec: dict
-    message: str
-    line: int | None
-    label: str = ""
+class Wrong:
+    """A declared wrong answer: it must fail a check, for the reason `why`."""
+
+    variant: Variant
+    why: str
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,15 @@ class Lesson:
     compare: Variant | None = None
     slug: str = ""
     line: int | None = None
+    minutes: int | None = None
+    editable: tuple = ()  # refs: Kind, Kind/name, Kind/namespace/name
+    wrong: tuple = ()  # of Wrong
+    add_claim: bool = True  # lint may add an unrelated claim, which must not change the verdict
+
+    @property
+    def id(self) -> str:
+        """Stable across edits of the workshop: the slug, else the number."""
+        return self.slug or str(self.number)
 
 
 @dataclass(frozen=True)
@@ -101,11 +123,11 @@ class Workshop:
 class _Reader:
     def __init__(self, located: Located):
         self.located = located
-        self.problems: list[Problem] = []
+        self.problems: list[WorkshopProblem] = []
         self.lesson: int | None = None
 
     def problem(self, message: str, path: tuple):
-        self.problems.append(Problem(message, self.located.line(path), self.lesson))
+        self.problems.append(WorkshopProblem(message, self.located.line(path), self.lesson))
 
     def string(self, value, path, *, required=False, what="") -> str:
         if value is None:
@@ -175,18 +197,33 @@ class _Reader:
         return Variant(scenario=scenario, node=node, gates=gates)
 
 
-def parse_workshop(text: str) -> tuple[Workshop | None, list[Problem]]:
-    """The workshop in `text` and every located mistake in its format (checks included)."""
-    from allocator.workshops.checks import parse_check  # checks import this module's types
+def _patched(reader: _Reader, data: dict, path: tuple, base: Variant, keys: set, what: str) -> dict:
+    """`data` with its `patch` (over `base`) turned into the scenario it gives."""
+    reader.unknown_keys(data, keys, path, what)
+    if "patch" not in data:
+        return data
+    out = {k: v for k, v in data.items() if k != "patch"}
+    if "scenario" in data:
+        reader.problem(f"{what} has a scenario or a patch, not both", path + ("patch",))
+        return out
+    try:
+        out["scenario"] = apply_patches(base.scenario, data["patch"])
+    except PatchError as exc:
+        where = path + ("patch",) + ((exc.index,) if exc.index is not None else ())
+        reader.problem(f"{what}: {exc.message}", where)
+    return out
 
+
+def parse_workshop(text: str) -> tuple[Workshop | None, list[WorkshopProblem]]:
+    """The workshop in `text` and every located mistake in its format (checks included)."""
     try:
         located = read_located(text)
     except SourceError as exc:
-        return None, [Problem(exc.message, exc.line)]
+        return None, [WorkshopProblem(exc.message, exc.line)]
     reader = _Reader(located)
     data = located.data
     if not isinstance(data, dict):
-        return None, [Problem("a workshop file is a mapping with title, summary and lessons", 1)]
+        return None, [WorkshopProblem("a workshop file is a mapping with title, summary and lessons", 1)]
     reader.unknown_keys(data, WORKSHOP_KEYS, (), "the workshop")
     title = reader.string(data.get("title"), ("title",), required=True)
     summary = reader.string(data.get("summary"), ("summary",))
@@ -216,17 +253,23 @@ def parse_workshop(text: str) -> tuple[Workshop | None, list[Problem]]:
             reader.problem(f"a lesson has at most {MAX_CHECKS} checks", path + ("checks", MAX_CHECKS))
             raw_checks = raw_checks[:MAX_CHECKS]
         for ci, raw_check in enumerate(raw_checks):
-            check = parse_check(raw_check, path + ("checks", ci), reader)
+            check = parse_check(raw_check, path + ("checks", ci), reader, ci)
             if check is not None:
                 checks.append(check)
         hints = raw.get("hints") or []
         if not isinstance(hints, list) or not all(isinstance(h, str) for h in hints):
             reader.problem("hints must be a list of strings", path + ("hints",))
             hints = []
+        ids = [c.id for c in checks]
+        for ci, check in enumerate(checks):
+            if check.id in ids[:ci]:
+                reader.problem(f"two checks have the id {check.id!r}: ids are what translations key on",
+                               path + ("checks", ci))
         solution = None
         if isinstance(raw.get("solution"), dict):
-            reader.unknown_keys(raw["solution"], VARIANT_KEYS, path + ("solution",), "the solution")
-            solution = reader.variant(raw["solution"], path + ("solution",), base=start, what="the solution")
+            solution_data = _patched(reader, raw["solution"], path + ("solution",), start, PATCHED_KEYS,
+                                     "the solution")
+            solution = reader.variant(solution_data, path + ("solution",), base=start, what="the solution")
         else:
             reader.problem("missing field solution (a scenario and/or settings that pass the checks)",
                            path + ("solution",) if "solution" in raw else path)
@@ -237,6 +280,37 @@ def parse_workshop(text: str) -> tuple[Workshop | None, list[Problem]]:
                 compare = reader.variant(raw["compare"], path + ("compare",), base=start, what="compare")
             else:
                 reader.problem("compare must be a mapping (side B: scenario, node, gates)", path + ("compare",))
+        wrong = []
+        raw_wrong = raw.get("wrong") or []
+        if not isinstance(raw_wrong, list):
+            reader.problem("wrong must list wrong answers: {why, patch (over the solution), gates, ...}",
+                           path + ("wrong",))
+            raw_wrong = []
+        for wi, item in enumerate(raw_wrong):
+            where = path + ("wrong", wi)
+            if not isinstance(item, dict) or not isinstance(item.get("why"), str) or not item["why"].strip():
+                reader.problem("a wrong answer is a mapping with why (what it gets wrong) and a patch or settings",
+                               where)
+                continue
+            base = solution or start
+            item_data = _patched(reader, {k: v for k, v in item.items() if k != "why"} | {"why": None}, where, base,
+                                 WRONG_KEYS, "a wrong answer")
+            item_data.pop("why", None)
+            wrong.append(Wrong(reader.variant(item_data, where, base=base, what="a wrong answer"), item["why"],
+                               located.line(where)))
+        editable = raw.get("editable") or []
+        if not isinstance(editable, list) or not all(isinstance(e, str) and e for e in editable):
+            reader.problem("editable must list objects: Kind, Kind/name or Kind/namespace/name", path + ("editable",))
+            editable = []
+        minutes = raw.get("minutes")
+        if minutes is not None and (not isinstance(minutes, int) or isinstance(minutes, bool) or minutes <= 0):
+            reader.problem("minutes must be a whole number of minutes", path + ("minutes",))
+            minutes = None
+        lint_options = raw.get("lint") or {}
+        if not isinstance(lint_options, dict):
+            reader.problem("lint must be a mapping such as {addClaim: false}", path + ("lint",))
+            lint_options = {}
+        reader.unknown_keys(lint_options, LINT_KEYS, path + ("lint",), "lint")
         lessons.append(Lesson(
             number=number,
             title=reader.string(raw.get("title"), path + ("title",), required=True),
@@ -249,6 +323,10 @@ def parse_workshop(text: str) -> tuple[Workshop | None, list[Problem]]:
             compare=compare,
             slug=reader.string(raw.get("slug"), path + ("slug",)),
             line=located.line(path),
+            minutes=minutes,
+            editable=tuple(editable),
+            wrong=tuple(wrong),
+            add_claim=lint_options.get("addClaim") is not False,
         ))
     reader.lesson = None
     workshop = Workshop(title=title, summary=summary, lessons=tuple(lessons),

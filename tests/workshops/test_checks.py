@@ -4,9 +4,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from allocator.workshops.checks import Submission, evaluate
+from allocator.workshops.lint import check_lesson
 from allocator.workshops.model import Variant, parse_workshop
-from allocator.workshops.playground import run_inline
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "allocator" / "examples"
 
@@ -15,18 +14,25 @@ def example(slug: str) -> str:
     return (EXAMPLES / f"{slug}.yaml").read_text()
 
 
-def run_check(check: dict, scenario: str, *, start: str | None = None, node: str = "worker-1", gates=None):
-    """The result of one check (given as YAML data) against `scenario`."""
+def run_checks(check: dict, scenario: str, *, start: str | None = None, node: str = "worker-1", gates=None,
+               editable=None):
+    """Every result (the protected objects' first, when one changed) of one check against `scenario`."""
     lesson = {"title": "t", "task": "t", "scenario": start or scenario, "node": node,
               "checks": [{**check, "message": "FAILED: " + next(iter(check))}], "solution": {}}
     if gates:
         lesson["componentGates"] = gates
+    if editable is not None:
+        lesson["editable"] = editable
     workshop, problems = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
     assert problems == []
     lesson = workshop.lessons[0]
-    variant = Variant(scenario=scenario, node=node, gates=lesson.start.gates)
-    _, outcome = run_inline(variant)
-    [result] = evaluate(lesson.checks, Submission(variant=variant, outcome=outcome, start=lesson.start))
+    results, _ = check_lesson(lesson, Variant(scenario=scenario, node=node, gates=lesson.start.gates))
+    return results
+
+
+def run_check(check: dict, scenario: str, **options):
+    """The result of one check (given as YAML data) against `scenario`, edited objects allowed."""
+    [result] = run_checks(check, scenario, editable=["DeviceClass", "ResourceSlice", "Node"], **options)
     return result
 
 
@@ -58,8 +64,8 @@ CASES = [
     ({"row": "gpu-0", "claim": "single-gpu", "code": "selector"}, SIMPLE, SIMPLE_16),
     ({"row": "gpu-1", "claim": "single-gpu", "verdict": "chosen"}, SIMPLE, SIMPLE_16),
     ({"gate": "DRADeviceTaints", "component": "scheduler", "value": True}, SIMPLE, None),
-    ({"selector": "memory", "claim": "single-gpu"}, SIMPLE,
-     SIMPLE.replace('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0', "true")),
+    ({"selects": ["gpu-1"], "claim": "single-gpu", "request": "gpu"}, SIMPLE,
+     SIMPLE.replace('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0', "'true'")),
 ]
 
 
@@ -92,7 +98,7 @@ def test_pod_check_reads_a_pending_pods_reason_whole():
 
 
 def test_gate_check_reads_the_attendees_settings():
-    off = {"scheduler": {"DRADeviceTaints": False}}
+    off = {"scheduler": {"DRADeviceTaints": False, "DRADeviceTaintRules": False}}
     assert not run_check({"gate": "DRADeviceTaints", "component": "scheduler", "value": True}, SIMPLE, gates=off).ok
     assert run_check({"gate": "DRADeviceTaints", "component": "scheduler", "value": False}, SIMPLE, gates=off).ok
     assert not run_check({"gate": "DRADeviceTaints", "value": False}, SIMPLE, gates=off).ok  # every component
@@ -104,21 +110,101 @@ def test_unchanged_compares_objects_not_text():
     assert run_check(check, reformatted, start=SIMPLE).ok
     assert run_check(check, SIMPLE_16, start=SIMPLE).ok  # only the claim changed
     assert not run_check(check, SIMPLE.replace("value: 24Gi", "value: 48Gi"), start=SIMPLE).ok
-    assert not run_check(check, "kind: [", start=SIMPLE).ok
+    assert not run_checks(check, "kind: [", start=SIMPLE)[-1].ok
 
 
-def test_status_writers_check_reads_the_status_authorization():
-    text = example("granular-status-authorization")
-    pinned = text.replace("""  nodeSelector:
-    nodeSelectorTerms:
-    - matchExpressions:
-      - key: topology.example.com/rack
-        operator: In
-        values: [rack-a]
-""", "  nodeName: worker-1\n")
-    assert pinned != text
-    check = {"statusWriters": "rack-accelerator", "pinnedToNode": "worker-1", "verb": "associated-node:update"}
-    assert run_check(check, pinned).ok
-    failed = run_check(check, text)
-    assert not failed.ok and failed.message == "FAILED: statusWriters"
-    assert run_check({"statusWriters": "rack-accelerator", "pinnedToNode": ""}, text).ok
+RBAC = example("example-driver-rbac")
+
+
+def test_status_write_check_asks_the_rbac_what_if():
+    """The example driver's chart grants associated-node only: its plugin may write the status of the
+    node-local claim, not of the fabric GPU's claim, until the role also grants arbitrary-node."""
+    local = {"statusWrite": "local-gpu", "driver": "gpu.example.com", "node": "worker-1"}
+    fabric = {"statusWrite": "fabric-gpu", "driver": "gpu.example.com", "node": "worker-1"}
+    assert run_check(local, RBAC).ok
+    failed = run_check(fabric, RBAC)
+    assert not failed.ok and failed.message == "FAILED: statusWrite"
+    assert run_check({**fabric, "allowed": False}, RBAC).ok
+    granted = RBAC.replace('verbs: ["associated-node:update", "associated-node:patch"]',
+                           'verbs: ["associated-node:update", "arbitrary-node:update"]')
+    assert run_check(fabric, granted).ok
+    assert not run_check({**fabric, "verb": "patch"}, granted).ok  # PATCH needs its own verb
+    off = {"apiserver": {"DRAResourceClaimGranularStatusAuthorization": False}}
+    assert run_check(fabric, RBAC, gates=off).ok  # without the gate only the front door is asked
+
+
+def test_request_check_reads_the_shape_not_the_selectors():
+    text = example("prioritized-list")
+    claim = next(d for d in yaml.safe_load_all(text) if d["kind"] == "ResourceClaim"
+                 and "firstAvailable" in d["spec"]["devices"]["requests"][0])
+    request = claim["spec"]["devices"]["requests"][0]
+    name, claim_name = request["name"], claim["metadata"]["name"]
+    check = {"request": name, "claim": claim_name, "firstAvailable": [
+        {"deviceClassName": "gpu.example.com", "count": 1, "selects": ["large-0"]},
+        {"count": 2, "selects": ["small-0", "small-1"]}]}
+    assert run_check(check, text).ok
+    assert not run_check({**check, "firstAvailable": check["firstAvailable"][::-1]}, text).ok
+    assert not run_check(check, SIMPLE).ok  # no such claim
+    assert run_check({"request": "gpu", "claim": "single-gpu", "count": 1, "allocationMode": "ExactCount"}, SIMPLE).ok
+    assert not run_check({"request": "gpu", "claim": "single-gpu", "allocationMode": "All"}, SIMPLE).ok
+
+
+def test_selects_compares_the_set_a_selector_picks():
+    check = {"selects": ["gpu-1"], "claim": "single-gpu", "request": "gpu"}
+    assert run_check(check, SIMPLE).ok
+    assert not run_check(check, SIMPLE.replace(
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0', "'true'")).ok  # a tautology
+    assert not run_check(check, SIMPLE_16).ok  # picks both
+
+
+def test_constraint_check_needs_the_constraint_over_the_requests():
+    text = example("distinct-numa")
+    docs = [d for d in yaml.safe_load_all(text) if d and d["kind"] == "ResourceClaim"]
+    claim = next(d for d in docs if d["spec"]["devices"].get("constraints"))
+    constraint = claim["spec"]["devices"]["constraints"][0]
+    kind = "matchAttribute" if "matchAttribute" in constraint else "distinctAttribute"
+    check = {"constraint": kind, "attribute": constraint[kind], "claim": claim["metadata"]["name"]}
+    assert run_check(check, text).ok
+    other = "distinctAttribute" if kind == "matchAttribute" else "matchAttribute"
+    assert not run_check({**check, "constraint": other}, text).ok
+
+
+def test_protected_objects_fail_by_default_and_name_what_changed():
+    edited = SIMPLE.replace("value: 24Gi", "value: 48Gi")
+    first, result = run_checks({"claim": "single-gpu", "allocated": True}, edited, start=SIMPLE)
+    assert not first.ok and "ResourceSlice" in first.message and result.ok
+    [result] = run_checks({"claim": "single-gpu", "allocated": True}, edited, start=SIMPLE, editable=["ResourceSlice"])
+    assert result.ok
+
+
+def test_a_check_on_an_invalid_scenario_says_where():
+    broken = SIMPLE.replace("deviceClassName: gpu.example.com", "deviceClassName: 7")
+    valid, result = run_checks({"claim": "single-gpu", "allocated": True}, broken, start=SIMPLE)
+    assert not valid.ok and valid.message.startswith("The scenario is invalid:") and valid.line
+    assert not result.ok and "not checked" in result.message
+
+
+def test_a_raising_check_is_broken_not_failed():
+    from allocator.workshops.checks import Check, REGISTRY, Kind, Submission, run_check as evaluate_one
+
+    class Raises(Kind):
+        key = "raises"
+
+        def passes(self, spec, attempt):
+            raise KeyError("nope")
+
+    REGISTRY["raises"] = Raises()
+    try:
+        result = evaluate_one(Check("raises", {}, "m", 1), Submission(None, None, None))
+    finally:
+        del REGISTRY["raises"]
+    assert not result.ok and result.broken == "KeyError: 'nope'"
+
+
+def test_why_in_a_message_quotes_the_engines_headline():
+    [result] = run_checks({"claim": "single-gpu", "allocated": True}, SIMPLE_200)
+    check = {"claim": "single-gpu", "allocated": True, "message": "Still pending: {why}"}
+    lesson = {"title": "t", "task": "t", "scenario": SIMPLE_200, "node": "worker-1", "checks": [check], "solution": {}}
+    workshop, _ = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
+    [result], (_, outcome) = check_lesson(workshop.lessons[0], workshop.lessons[0].start)
+    assert outcome.explanation.headline and result.message == "Still pending: " + outcome.explanation.headline

@@ -9,6 +9,7 @@ from django.test import Client
 
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES
+from allocator.workshops.model import parse_workshop
 
 pytestmark = pytest.mark.django_db
 TINY = (Path(__file__).parent / "files" / "tiny.yaml").read_text()
@@ -39,7 +40,8 @@ def test_shared_workshop_runs_like_a_shipped_one(client):
     lesson = client.get(f"/w/{share_id}/1").content.decode()
     assert "1. Take the smaller GPU" in lesson and f'formaction="/w/{share_id}/1/check"' in lesson
     assert "<strong>40Gi</strong>" in lesson  # the lesson text is Markdown
-    check = client.post(f"/w/{share_id}/1/check", {"scenario": TINY.split("scenario: |\n")[1], "node": "worker-1",
+    start = parse_workshop(TINY)[0].lessons[0].start.scenario
+    check = client.post(f"/w/{share_id}/1/check", {"scenario": start, "node": "worker-1",
                                                   "gates-submitted": "1"}, HTTP_HX_REQUEST="true")
     assert check.status_code == 200 and "The claim should get gpu-0." in check.content.decode()
     stored = client.get(f"/api/v1/workshops/{share_id}").json()

@@ -12,17 +12,32 @@ def test_shipped_workshop_lints_clean(path):
     assert workshop.title
 
 
-def test_dra_in_90_minutes_covers_the_syllabus_in_order():
+def test_dra_in_90_minutes_fits_two_45_minute_parts_with_pods_early():
     workshop = shipped()["dra-in-90-minutes"]
     titles = [lesson.title for lesson in workshop.lessons]
-    assert len(titles) >= 12
-    expected = ["A first claim", "Why is my claim pending?", "CEL selectors", "firstAvailable", "Partitionable",
-                "MIG", "compatibility groups", "Version skew", "Consumable capacity", "matchAttribute",
-                "Optional node operations", "Granular status authorization", "Pods and claim templates"]
+    expected = ["A first claim", "Pods and claim templates", "Why is my claim pending?", "CEL selectors",
+                "allocationMode All", "firstAvailable", "distinctAttribute", "Partitionable", "Version skew",
+                "Admin access", "taints and tolerations", "Optional node operations", "RBAC"]
     assert all(word.lower() in title.lower() for word, title in zip(expected, titles, strict=True))
-    skew = workshop.lessons[7]
+    minutes = [lesson.minutes for lesson in workshop.lessons]
+    assert all(minutes) and sum(minutes[:7]) <= 45 and sum(minutes[7:]) <= 45
+    assert len({lesson.id for lesson in workshop.lessons}) == len(workshop.lessons)
+    skew = workshop.lessons[8]
     assert skew.compare is not None  # the version-skew lesson opens in compare mode
     gate = "DRADeviceCompatibilityGroups"  # alpha, off by default: only values that differ are kept
     assert skew.start.gates["apiserver"] == {gate: True} and gate not in skew.start.gates.get("scheduler", {})
     assert skew.compare.gates["scheduler"] == {gate: True}
     assert all(lesson.hints and lesson.solution for lesson in workshop.lessons)
+
+
+def test_every_exercise_has_a_kind_of_lesson_of_its_own():
+    """distinctAttribute, admin access with the namespace label, taints and allocationMode All each get an
+    exercise whose checks read the idea (the request's shape or the claim's constraint)."""
+    workshop = shipped()["dra-in-90-minutes"]
+    specs = [check.spec for lesson in workshop.lessons for check in lesson.checks]
+    assert any(s.get("constraint") == "distinctAttribute" for s in specs)
+    assert any(s.get("adminAccess") is True for s in specs)
+    assert any(s.get("tolerates") for s in specs)
+    assert any(s.get("allocationMode") == "All" and "request" in s for s in specs)
+    assert any("Namespace/monitoring" in lesson.editable for lesson in workshop.lessons)
+    assert any("statusWrite" in s for s in specs)
