@@ -205,11 +205,17 @@ def mutants_of(lesson: Lesson) -> list[Trial]:
             changed = copy.deepcopy(data)
             changed.setdefault("metadata", {}).setdefault("labels", {})["lint.playground/edited"] = "true"
             mutant(f"{label} edited", documents[:i] + [changed] + documents[i + 1:])
-        if kind == "ResourceClaim" and (data.get("status") or {}).get("allocation") and not editable:
+        if kind == "ResourceClaim" and (data.get("status") or {}).get("allocation"):
             changed = copy.deepcopy(data)
+            moved = []
             for result in changed["status"]["allocation"].get("devices", {}).get("results") or []:
-                result["device"] = str(result.get("device", "")) + "-elsewhere"
-            mutant(f"the status of {label} rewritten", documents[:i] + [changed] + documents[i + 1:])
+                other = _other_device(documents, result.get("driver"), result.get("pool"), result.get("device"))
+                if other:
+                    moved.append(f"{result.get('device')} -> {other}")
+                    result["device"] = other
+            if moved:
+                mutant(f"the status of {label} rewritten ({', '.join(moved)})",
+                       documents[:i] + [changed] + documents[i + 1:])
         devices = _devices_of(data) if kind in ("ResourceClaim", "ResourceClaimTemplate") else None
         if not isinstance(devices, dict):
             continue
@@ -248,6 +254,18 @@ def mutants_of(lesson: Lesson) -> list[Trial]:
         gates = {c: {g: v for g, v in values.items() if v != GATES[g].default} for c, values in gates.items()}
         mutant(f"{gate} turned {'off' if now else 'on'} in {component}", gates={c: v for c, v in gates.items() if v})
     return out
+
+
+def _other_device(documents: list, driver, pool, device) -> str | None:
+    """Another device of the same driver and pool, for a mutant that moves an allocation."""
+    for data in documents:
+        spec = data.get("spec") if isinstance(data, dict) and data.get("kind") == "ResourceSlice" else None
+        if not isinstance(spec, dict) or spec.get("driver") != driver or (spec.get("pool") or {}).get("name") != pool:
+            continue
+        for d in spec.get("devices") or []:
+            if isinstance(d, dict) and d.get("name") not in (None, device):
+                return d["name"]
+    return None
 
 
 UNRELATED = [

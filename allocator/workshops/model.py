@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from allocator.engine.gates import COMPONENT_KEYS, GATES
-from allocator.workshops.checks import Check, parse_check
+from allocator.workshops.checks import parse_check
 from allocator.workshops.patches import PatchError, apply_patches
 from allocator.workshops.source import Located, SourceError, read_located
 

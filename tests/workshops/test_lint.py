@@ -119,3 +119,84 @@ def test_a_workshop_may_not_ask_for_endless_runs():
     workshop, problems = parse_workshop(text)
     assert len(workshop.lessons) == MAX_LESSONS
     assert [p.message for p in problems] == [f"a workshop has at most {MAX_LESSONS} lessons"]
+
+
+HOLES = (Path(__file__).parent / "files" / "holes.yaml").read_text()
+
+
+def test_the_mutation_lint_finds_every_hole_of_a_seeded_workshop():
+    """One lesson per hole issue 22 found in the old workshop; the lint reports each, at its lesson."""
+    workshop, problems = lint(HOLES)
+    found = {}
+    for problem in problems:
+        found.setdefault(problem.lesson, []).append(problem.message)
+    expected = {
+        1: "the declared wrong answer “another request name” passes every check",
+        2: "the declared wrong answer “exactly two L4” passes every check",
+        3: "the declared wrong answer “both pinned by pcieRoot selectors” passes every check",
+        4: "a wrong answer passes every check: the selectors of DeviceClass gpu.nvidia.com replaced by true",
+        5: "a wrong answer passes every check: the status of ResourceClaim default/serving rewritten (accel0 -> accel1)",
+        6: "the declared wrong answer “a selector that is always true” passes every check",
+        7: "a wrong answer passes every check: DRAOptionalNodeOperations turned off in scheduler",
+        8: "a right answer fails: the documents in reverse order fails “claim mig-job gets gpu-0-mig-3g20gb-9-0”",
+        9: "the starting scenario is invalid: Node gpu-node-1: metadata.labels",
+    }
+    assert len(workshop.lessons) == len(expected)
+    for lesson, message in expected.items():
+        assert any(m.startswith(message) for m in found.get(lesson, [])), (lesson, found.get(lesson))
+
+
+def test_a_surviving_mutant_is_reported_with_its_diff():
+    _, problems = lint(HOLES)
+    [problem] = [p for p in problems if p.lesson == 4 and "DeviceClass gpu.nvidia.com" in p.message]
+    assert "--- solution\n+++ mutant\n" in problem.message and "+      expression: 'true'" in problem.message
+
+
+def test_a_check_that_raises_is_a_broken_check_for_the_lint():
+    from allocator.workshops.checks import REGISTRY, ClaimCheck
+
+    class Raising(ClaimCheck):
+        def passes(self, spec, attempt):
+            raise ZeroDivisionError("division by zero")
+
+    saved = REGISTRY["claim"]
+    REGISTRY["claim"] = Raising()
+    try:
+        _, problems = lint(TINY)
+    finally:
+        REGISTRY["claim"] = saved
+    assert any(p.message == "the check (claim single-gpu gets gpu-0) is broken on the start: ZeroDivisionError: "
+               "division by zero" for p in problems)
+    assert not any("the solution fails this check (claim" in p.message for p in problems)
+
+
+def test_solutions_are_merge_patches_over_the_start():
+    text = TINY.split("  solution:\n")[0] + """  solution:
+    patch:
+    - kind: ResourceClaim
+      metadata: {name: single-gpu}
+      spec:
+        devices:
+          requests:
+          - name: gpu
+            exactly:
+              deviceClassName: gpu.example.com
+              selectors:
+              - cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'}
+"""
+    workshop, problems = lint(text)
+    assert problems == []
+    solution = workshop.lessons[0].solution.scenario
+    assert "# Two GPUs from the example driver" in solution  # untouched documents are kept as written
+    assert 'quantity("16Gi")' in solution and 'quantity("40Gi")' not in solution
+    bad, problems = lint(text.replace("metadata: {name: single-gpu}", "metadata: {}"))
+    assert any("a patch names its object with kind and metadata.name" in p.message for p in problems)
+
+
+def test_the_shipped_workshop_survives_its_mutants_and_keeps_its_variants():
+    from allocator.workshops.library import shipped
+    from allocator.workshops.lint import mutants_of, variants_of
+
+    workshop = shipped()["dra-in-90-minutes"]
+    assert sum(len(mutants_of(lesson)) for lesson in workshop.lessons) >= 50
+    assert all(len(variants_of(lesson)) >= 2 for lesson in workshop.lessons)
