@@ -22,7 +22,6 @@ from allocator.engine.explanation import (
     CounterSetUse,
     CounterUse,
     DeviceCapacity,
-    DriverWriter,
     Explanation,
     GroupMember,
     GroupStep,
@@ -34,13 +33,11 @@ from allocator.engine.explanation import (
     PoolState,
     Replay,
     RequestWhy,
-    StatusWriters,
     WhyRow,
 )
 from allocator.engine.pools import SliceIndex, ignored_slices
 from allocator.engine.refusals import TaintNotTolerated
 from allocator.engine.refusals import quantity_text as _q
-from allocator.engine.results import build_allocation
 from allocator.engine.trace import DONE, ENTER, PICK, REJECT, UNDO, SearchRecorder
 from allocator.engine.vocabulary import IN_USE_CODES, RowCode, Verdict
 
@@ -181,7 +178,6 @@ def explain(allocator: Allocator, recorder: SearchRecorder, *, max_candidates: i
         counter_sets=_counter_sets(allocator, claims),
         capacity=_capacity(allocator),
         node_operations=_node_operations(allocator, success),
-        status_authorization=_status_authorization(allocator, success),
         compatibility=_compatibility(allocator, claims),
         ignored_slices=[
             IgnoredSlice(slice=s.name, pool=f"{s.driver}/{s.pool}", reason=reason)
@@ -520,45 +516,6 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
                 final=state.describe(),
                 devices=members,
             ))
-    return out
-
-
-def _status_authorization(allocator: Allocator, success: bool) -> list:
-    """Who may write each claim's status once allocated (granular status authorization).
-
-    Writing status.allocation needs `resourceclaims/binding`; writing a driver's entries in
-    status.devices needs `resourceclaims/driver` with the driver as resource name and a
-    node-aware verb: `associated-node:*` only works when the allocation is pinned to one
-    node (a node-local plugin on that node), otherwise only `arbitrary-node:*` does.
-    """
-    out = []
-    if not success:
-        return out
-    for ci, picks in enumerate(allocator.results):
-        try:
-            selector = build_allocation(allocator, ci).get("nodeSelector")
-        except Fatal:
-            continue
-        pinned = None
-        terms = (selector or {}).get("nodeSelectorTerms") or []
-        if len(terms) == 1 and not terms[0].get("matchExpressions"):
-            fields = terms[0].get("matchFields") or []
-            if (len(fields) == 1 and fields[0].get("key") == "metadata.name"
-                    and fields[0].get("operator") == "In" and len(fields[0].get("values") or []) == 1):
-                pinned = fields[0]["values"][0]
-        drivers = sorted({p.device.driver for p in picks})
-        out.append(StatusWriters(
-            claim=allocator.claims[ci].key,
-            pinned_to_node=pinned,
-            drivers=[
-                DriverWriter(
-                    driver=driver,
-                    verbs=(["associated-node:update", "associated-node:patch", "arbitrary-node:update",
-                            "arbitrary-node:patch"] if pinned else ["arbitrary-node:update", "arbitrary-node:patch"]),
-                )
-                for driver in drivers
-            ],
-        ))
     return out
 
 

@@ -224,22 +224,7 @@ class CompatibilityGroups(Section):
     devices: list  # GroupMember
 
 
-# --- after the allocation: status writers, node operations ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class DriverWriter(Section):
-    driver: str
-    verbs: list
-
-
-@dataclass(frozen=True)
-class StatusWriters(Section):
-    """Who may write one claim's status (granular status authorization)."""
-
-    claim: str
-    pinned_to_node: str | None
-    drivers: list  # DriverWriter
+# --- after the allocation: node operations ----------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -337,7 +322,6 @@ class Explanation(Section):
     counter_sets: list  # CounterSetUse
     capacity: list  # DeviceCapacity
     node_operations: list  # NodeOperations
-    status_authorization: list  # StatusWriters
     compatibility: list  # CompatibilityGroups
     ignored_slices: list  # IgnoredSlice
     device_map: list  # MapPool
