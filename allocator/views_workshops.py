@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -41,6 +41,9 @@ class Source:
     def overview_url(self) -> str:
         return reverse(self._name("overview"), args=[self.ident])
 
+    def download_url(self) -> str:
+        return reverse(self._name("download"), args=[self.ident])
+
     def lesson_url(self, number: int) -> str:
         return reverse(self._name("lesson"), args=[self.ident, number])
 
@@ -52,8 +55,13 @@ class Source:
         return reverse(self._name("check"), args=[self.ident, number])
 
 
-def _shipped(slug: str) -> Source:
-    workshop = library.get(slug)
+def _language(request) -> str:
+    """`?lang=ko`, else the language the request was answered in (English is the fallback)."""
+    return request.GET.get("lang") or getattr(request, "LANGUAGE_CODE", "") or ""
+
+
+def _shipped(slug: str, request=None) -> Source:
+    workshop = library.get(slug, _language(request) if request is not None else "")
     if workshop is None:
         raise Http404("no such workshop")
     return Source("shipped", slug, workshop)
@@ -155,6 +163,7 @@ def _check(request, source: Source, number: int):
         form = {}
     variant = variant_from_form(form)
     results, _ = check_lesson(lesson, variant, run=run_in_worker)
+    # (the rooms hook goes here: the attendee's results are posted to the room, issue 22 item 6)
     if request.htmx:
         return render(request, "workshops/lesson.html#check-result", {
             "check_results": results, "all_passed": all(r.ok for r in results),
@@ -168,20 +177,42 @@ def _check(request, source: Source, number: int):
 
 @require_safe
 def workshop_overview(request, slug: str):
-    return _overview(request, _shipped(slug))
+    return _overview(request, _shipped(slug, request))
 
 
 @require_safe
 def workshop_lesson(request, slug: str, number: int):
-    return _lesson_page(request, _shipped(slug), number)
+    return _lesson_page(request, _shipped(slug, request), number)
 
 
 @require_POST
 def workshop_check(request, slug: str, number: int):
-    return _check(request, _shipped(slug), number)
+    return _check(request, _shipped(slug, request), number)
+
+
+def _yaml_file(text: str, name: str) -> HttpResponse:
+    response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.yaml"'
+    return response
+
+
+@require_safe
+def workshop_download(request, slug: str):
+    """The shipped workshop's file, to edit and share as one's own."""
+    text = library.source_text(slug)
+    if text is None:
+        raise Http404("no such workshop")
+    return _yaml_file(text, slug)
 
 
 # ---- shared workshops --------------------------------------------------------------------
+
+
+@require_safe
+def shared_workshop_download(request, share_id: str):
+    row = get_object_or_404(SharedWorkshop, pk=share_id)
+    return _yaml_file(row.text, f"workshop-{share_id}")
+
 
 @require_safe
 def shared_workshop_overview(request, share_id: str):

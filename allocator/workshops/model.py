@@ -113,6 +113,7 @@ class Workshop:
     summary: str
     lessons: tuple
     slug: str = ""
+    language: str = "en"  # the language of its words (translations.py); English is the source of record
 
     def lesson(self, number: int) -> Lesson | None:
         if 1 <= number <= len(self.lessons):
