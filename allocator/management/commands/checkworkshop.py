@@ -1,7 +1,9 @@
 """`manage.py checkworkshop FILE`: lint a workshop before the class.
 
-Every mistake is printed at its line; every lesson's start must fail its checks and its
-solution must pass them. Exit status 0 when clean, 1 with problems, 2 when the file cannot be read.
+Every mistake is printed at its line; every lesson's start must be valid and fail its checks, its
+solution must pass them, and the lint tries to break the lesson (declared wrong answers and automatic
+mutants must fail, automatic variants must pass; a surviving mutant is printed with its diff).
+Exit status 0 when clean, 1 with problems, 2 when the file cannot be read.
 """
 import sys
 
@@ -11,7 +13,8 @@ from allocator.workshops.lint import lint
 
 
 class Command(BaseCommand):
-    help = "Lint a workshop file: located mistakes; each lesson's start must fail its checks, its solution pass."
+    help = ("Lint a workshop file: located mistakes; each lesson's start must fail its checks, its solution pass, "
+            "its wrong answers and mutants fail, its variants pass.")
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="workshop YAML file, or - for standard input")
