@@ -845,22 +845,31 @@ def object_index(text: str) -> dict | None:
 
 
 def protected_changes(attempt: Submission, editable=()) -> list[str]:
-    """The objects the attendee does not own that differ from the start: `Kind namespace/name`."""
+    """The objects the attendee does not own that differ from the start: `Kind namespace/name`.
+
+    An allocation is the scheduler's to write: the status of a claim allocated at the start may be
+    removed (the claim deallocated or deleted) where the lesson makes the claim editable, but never
+    rewritten into another allocation."""
     now, before = attempt.objects(), attempt.objects(start=True)
     if now is None or before is None:
         return []
     changed = []
     for key in sorted(before.keys() | now.keys(), key=lambda k: tuple(str(p) for p in k)):
         kind, namespace, name = key
-        if any(matches_ref(ref, key) for ref in editable):
-            continue
         old, new = before.get(key), now.get(key)
         what = f"{kind} {namespace + '/' if namespace else ''}{name}"
+        is_editable = any(matches_ref(ref, key) for ref in editable)
+        if kind == "ResourceClaim" and old is not None and (old.get("status") or {}).get("allocation"):
+            allocation = (new.get("status") or {}).get("allocation") if new is not None else None
+            if allocation and allocation != old["status"]["allocation"]:
+                changed.append(what + " status (its allocation rewritten)")
+            elif not is_editable and (new is None or old.get("status") != new.get("status")):
+                changed.append(what + (" (removed)" if new is None else " status"))
+            continue
+        if is_editable:
+            continue
         if kind in PROTECTED_KINDS and old != new:
             changed.append(what + (" (added)" if old is None else " (removed)" if new is None else ""))
-        elif kind == "ResourceClaim" and old is not None and (old.get("status") or {}).get("allocation") \
-                and (new is None or old.get("status") != new.get("status")):
-            changed.append(what + (" (removed)" if new is None else " status"))
     return changed
 
 

@@ -24,10 +24,11 @@ from allocator.engine.scenario import read_scenario
 from allocator.engine.vocabulary import OutcomeKind
 from allocator.workshops.checks import NAMESPACED, PROTECTED_KINDS, Submission, claim_key, evaluate, matches_ref
 from allocator.workshops.model import Lesson, Variant, Workshop, WorkshopProblem, parse_workshop
-from allocator.workshops.patches import dump, identity, split_documents
+from allocator.workshops.patches import dump, identity
 from allocator.workshops.playground import run_inline
 
 MAX_DIFF_LINES = 30
+MAX_MUTANTS = 30  # per lesson
 
 
 def lint(text: str, *, run=run_inline, mutants: bool = True) -> tuple[Workshop | None, list[WorkshopProblem]]:
@@ -126,13 +127,8 @@ class Trial:
 
 
 def _documents(text: str) -> list:
-    out = []
-    for document in split_documents(text):
-        try:
-            out.append(yaml.safe_load(document))
-        except yaml.YAMLError:
-            out.append(None)
-    return [d for d in out if d is not None]
+    """The scenario's objects as data, the items of a `kind: List` included (as the loader reads them)."""
+    return [copy.deepcopy(obj.data) for obj in load_scenario(text).objects if isinstance(obj.data, dict)]
 
 
 def _text(documents: list) -> str:
@@ -182,11 +178,12 @@ def mutants_of(lesson: Lesson) -> list[Trial]:
     solution = lesson.solution
     documents = _documents(solution.scenario)
     about = _about(lesson)
-    out = []
+    out, edits = [], []  # the mutants of the lesson's idea first; edits of protected objects after them
 
-    def mutant(what, docs=None, gates=None):
+    def mutant(what, docs=None, gates=None, *, edit=False):
         text = _text(docs) if docs is not None else solution.scenario
-        out.append(Trial(what, replace(solution, scenario=text, gates=gates if gates is not None else solution.gates)))
+        (edits if edit else out).append(
+            Trial(what, replace(solution, scenario=text, gates=gates if gates is not None else solution.gates)))
 
     for i, data in enumerate(documents):
         key = identity(data)
@@ -204,7 +201,7 @@ def mutants_of(lesson: Lesson) -> list[Trial]:
         if kind in PROTECTED_KINDS and not editable:
             changed = copy.deepcopy(data)
             changed.setdefault("metadata", {}).setdefault("labels", {})["lint.playground/edited"] = "true"
-            mutant(f"{label} edited", documents[:i] + [changed] + documents[i + 1:])
+            mutant(f"{label} edited", documents[:i] + [changed] + documents[i + 1:], edit=True)
         if kind == "ResourceClaim" and (data.get("status") or {}).get("allocation"):
             changed = copy.deepcopy(data)
             moved = []
@@ -253,7 +250,9 @@ def mutants_of(lesson: Lesson) -> list[Trial]:
         gates.setdefault(component, {})[gate] = not now
         gates = {c: {g: v for g, v in values.items() if v != GATES[g].default} for c, values in gates.items()}
         mutant(f"{gate} turned {'off' if now else 'on'} in {component}", gates={c: v for c, v in gates.items() if v})
-    return out
+    # A shared workshop is linted on the server: a lesson with hundreds of objects gets a bounded
+    # number of runs (every protected object is checked by every run all the same).
+    return (out + edits)[:MAX_MUTANTS]
 
 
 def _other_device(documents: list, driver, pool, device) -> str | None:

@@ -208,3 +208,21 @@ def test_why_in_a_message_quotes_the_engines_headline():
     workshop, _ = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
     [result], (_, outcome) = check_lesson(workshop.lessons[0], workshop.lessons[0].start)
     assert outcome.explanation.headline and result.message == "Still pending: " + outcome.explanation.headline
+
+
+def test_an_allocated_claims_allocation_is_the_schedulers_even_where_the_claim_is_editable():
+    """The pods lesson lets the attendee delete the finished notebook's claim; rewriting its allocation
+    (a device that does not exist, adminAccess, another pool) is refused, as issue 22 found it passing."""
+    from dataclasses import replace
+
+    from allocator.workshops.library import shipped
+
+    lesson = next(lesson for lesson in shipped()["dra-in-90-minutes"].lessons if lesson.slug == "pods")
+    line = "        - {request: gpu, driver: gpu.example.com, pool: gpu-node-1, device: gpu-0}"
+    assert line in lesson.start.scenario
+    for corrupted in (line.replace("gpu-0}", "gpu-9}"), line.replace("gpu-0}", "gpu-0, adminAccess: true}"),
+                      line.replace("pool: gpu-node-1", "pool: gpu-node-2")):
+        results, _ = check_lesson(lesson, replace(lesson.start, scenario=lesson.start.scenario.replace(line, corrupted)))
+        assert not results[0].ok and "ResourceClaim ml/notebook-gpu status (its allocation rewritten)" in results[0].message
+    results, _ = check_lesson(lesson, lesson.solution)
+    assert all(r.ok for r in results)  # the claim deleted
