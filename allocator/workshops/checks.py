@@ -371,7 +371,10 @@ def picks(attempt, body: dict) -> list | None:
         return None
     expressions = list(device_class.selectors) + [((s or {}).get("cel") or {}).get("expression") or ""
                                                   for s in body.get("selectors") or []]
-    programs = [cel.compile_selector(e, cel.Options(stored=True)) for e in expressions]
+    try:
+        programs = [cel.compile_selector(e, cel.Options(stored=True)) for e in expressions]
+    except cel.CelError:  # the attendee's selector does not compile: it selects nothing
+        return None
     return [(s.driver, s.pool, device.name) for s in attempt.start_scenario.slices for device in s.devices
             if _selected(programs, device)]
 

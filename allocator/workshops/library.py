@@ -95,7 +95,10 @@ def get(slug: str, language: str = "") -> Workshop | None:
 
 def source_text(slug: str) -> str | None:
     """The workshop file as shipped (English), for "download as YAML"."""
-    path = _files(SHIPPED_DIR).get(slug, {}).get("")
+    files = _files(SHIPPED_DIR)
+    if slug not in files:
+        slug = split_name(slug, set(files))[0]  # dra-in-90-minutes.ko downloads the source of record
+    path = files.get(slug, {}).get("")
     return path.read_text(encoding="utf-8") if path is not None else None
 
 
