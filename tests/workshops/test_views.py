@@ -152,3 +152,24 @@ def test_the_shipped_lessons_use_every_kind_of_check():
 
     # consumable capacity left the 90-minute cut; test_checks.py covers its check
     assert {check.kind for lesson in WORKSHOP.lessons for check in lesson.checks} == set(REGISTRY) - {"capacity"}
+
+
+def test_check_says_an_invalid_scenario_is_invalid_and_where(client):
+    lesson = WORKSHOP.lesson(1)
+    broken = lesson.start.scenario.replace("name: gpu-node-1\n---", "name: gpu-node-1\n  labels: [1]\n---", 1)
+    line = next(i for i, text in enumerate(broken.splitlines(), 1) if "labels: [1]" in text)
+    body = client.post("/workshops/dra-in-90-minutes/1/check", form_data(lesson.start) | {"scenario": broken},
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert ("failed", "the scenario is valid") in check_marks(body)
+    assert "The scenario is invalid: Node gpu-node-1: metadata.labels" in body and f"(line {line})" in body
+
+
+def test_check_names_a_protected_object_the_attendee_changed(client):
+    lesson = WORKSHOP.lesson(1)
+    rewritten = lesson.solution.scenario.replace(
+        'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "gpu"', "'true'")
+    assert rewritten != lesson.solution.scenario
+    body = client.post("/workshops/dra-in-90-minutes/1/check", form_data(lesson.solution) | {"scenario": rewritten},
+                       HTTP_HX_REQUEST="true").content.decode()
+    assert check_marks(body)[0] == ("failed", "objects you do not own are unchanged")
+    assert "You changed what you do not own here: DeviceClass gpu.nvidia.com." in body
