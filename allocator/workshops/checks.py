@@ -42,6 +42,7 @@ from allocator.engine import cel
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.engine.loader import load_scenario
 from allocator.engine.outcome import Outcome
+from allocator.engine.pods import PENDING, SCHEDULED
 from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.selectors import DeviceInputError, device_input
 from allocator.engine.vocabulary import OutcomeKind, RowCode, Verdict
@@ -549,10 +550,10 @@ class PodCheck(Kind):
             if "pending" in spec:
                 if "reason" in spec:
                     # Reasons are compared whole, as the scheduler words them, never as substrings.
-                    return pod.outcome == "pending" and any(
+                    return pod.outcome == PENDING and any(
                         spec["reason"] in (n.reasons or [n.reason]) for n in pod.nodes if not n.fits)
-                return (pod.outcome == "pending") == spec["pending"]
-            return pod.outcome == "scheduled" and pod.node == spec["node"]
+                return (pod.outcome == PENDING) == spec["pending"]
+            return pod.outcome == SCHEDULED and pod.node == spec["node"]
         return False
 
 
