@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 from dataclasses import dataclass, replace
 
 import yaml
@@ -56,7 +57,9 @@ def check_lesson(lesson: Lesson, variant, *, run=run_inline, start: Variant | No
     return evaluate(lesson.checks, attempt, editable=lesson.editable), result
 
 
+@functools.lru_cache(maxsize=64)
 def _parsed(text: str):
+    """A lesson's start, parsed once per text (every Check of every attendee reads its devices)."""
     return read_scenario(text)
 
 
