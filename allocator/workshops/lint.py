@@ -32,11 +32,21 @@ MAX_DIFF_LINES = 30
 MAX_MUTANTS = 30  # per lesson
 
 
-def lint(text: str, *, run=run_inline, mutants: bool = True) -> tuple[Workshop | None, list[WorkshopProblem]]:
+def lint(text: str, *, run=run_inline, mutants: bool = True,
+         max_trials: int | None = None) -> tuple[Workshop | None, list[WorkshopProblem]]:
+    """The workshop and every problem found. `max_trials` bounds the mutants and variants run over the
+    whole workshop (a shared workshop is linted on the server); past it the lint says so."""
     workshop, problems = parse_workshop(text)
     if workshop is None:
         return None, problems
     broken = {p.lesson for p in problems}
+    if mutants and max_trials is not None:
+        needed = trials_needed(workshop)
+        if needed > max_trials:
+            problems.append(WorkshopProblem(
+                f"the lint would run {needed} wrong answers, mutants and variants; a shared workshop may need at "
+                f"most {max_trials}: share it in parts", 1))
+            return workshop, problems
     for lesson in workshop.lessons:
         found = _unknown_names(lesson)
         problems.extend(found)
@@ -45,6 +55,12 @@ def lint(text: str, *, run=run_inline, mutants: bool = True) -> tuple[Workshop |
         problems.extend(_exercise_problems(lesson, run, mutants=mutants))
     problems.sort(key=lambda p: (p.line or 0, p.message))
     return workshop, problems
+
+
+def trials_needed(workshop: Workshop) -> int:
+    """How many wrong answers, mutants and variants the lint would run."""
+    return sum(len(mutants_of(lesson)) + len(variants_of(lesson)) + len(lesson.wrong)
+               for lesson in workshop.lessons if lesson.solution is not None)
 
 
 def check_lesson(lesson: Lesson, variant, *, run=run_inline, start: Variant | None = None):

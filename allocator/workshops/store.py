@@ -14,6 +14,9 @@ from allocator.workshops.lint import lint
 from allocator.workshops.playground import run_in_worker
 
 
+MAX_LINT_TRIALS = 600  # the shipped 13-lesson workshop needs about 150
+
+
 class WorkshopRefused(ShareError):
     """A workshop that does not lint: 400 with the located problems."""
 
@@ -48,7 +51,7 @@ def share_workshop(text: str, *, run=run_in_worker) -> tuple[SharedWorkshop, boo
     existing = SharedWorkshop.objects.filter(digest=digest).first()
     if existing is not None:
         return existing, False
-    workshop, problems = lint(text, run=run)
+    workshop, problems = lint(text, run=run, max_trials=MAX_LINT_TRIALS)
     if problems or workshop is None:
         raise WorkshopRefused(problems)
     letters = base64.b32encode(raw).decode("ascii").rstrip("=").lower()

@@ -201,3 +201,14 @@ def test_the_shipped_workshop_survives_its_mutants_and_keeps_its_variants():
     workshop = shipped()["dra-in-90-minutes"]
     assert sum(len(mutants_of(lesson)) for lesson in workshop.lessons) >= 50
     assert all(len(variants_of(lesson)) >= 2 for lesson in workshop.lessons)
+
+
+def test_the_mutation_lint_of_a_shared_workshop_is_bounded():
+    from allocator.workshops.library import shipped
+    from allocator.workshops.lint import trials_needed
+    from allocator.workshops.store import MAX_LINT_TRIALS
+
+    workshop, problems = lint(TINY, max_trials=2)
+    assert [p.message for p in problems] == [f"the lint would run {trials_needed(workshop)} wrong answers, mutants "
+                                             "and variants; a shared workshop may need at most 2: share it in parts"]
+    assert trials_needed(shipped()["dra-in-90-minutes"]) <= MAX_LINT_TRIALS  # the shipped one could be shared
