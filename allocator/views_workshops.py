@@ -2,6 +2,7 @@
 shared workshops (`/w/<id>`), and the compare view."""
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, replace
 
 from django.core.exceptions import RequestDataTooBig
@@ -128,12 +129,21 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
             "defaults": {name: info.default for name, info in GATES.items()},
         },
         "solution_text": solution.scenario,
+        "solution_changes": _changes(lesson.start.scenario, solution.scenario),
         "solution_settings": _settings_text(lesson, solution),
         "check_results": results,
         "all_passed": bool(results) and all(r.ok for r in results),
     }
     return render_run(request, run_request_for(variant or lesson.start), template="workshops/lesson.html",
                       extra=extra, status=status)
+
+
+def _changes(start: str, solution: str) -> str:
+    """What the solution changes in the start, as a unified diff (empty when only settings change)."""
+    if start == solution:
+        return ""
+    lines = difflib.unified_diff(start.splitlines(), solution.splitlines(), "start", "solution", lineterm="", n=2)
+    return "\n".join(lines)
 
 
 def _variant_json(variant) -> dict:

@@ -173,3 +173,11 @@ def test_check_names_a_protected_object_the_attendee_changed(client):
                        HTTP_HX_REQUEST="true").content.decode()
     assert check_marks(body)[0] == ("failed", "objects you do not own are unchanged")
     assert "You changed what you do not own here: DeviceClass gpu.nvidia.com." in body
+
+
+def test_the_solution_shows_what_it_changes_from_the_start(client):
+    body = client.get("/workshops/dra-in-90-minutes/3").content.decode()
+    changes = body[body.index('<pre class="solution-changes">'):]
+    changes = changes[:changes.index("</pre>")]
+    assert "--- start" in changes and "+++ solution" in changes
+    assert "-        count: 4" in changes and "+        count: 3" in changes
