@@ -22,6 +22,7 @@
       wrong:             # answers that must fail a check: patches over the solution, with why
       - why: pinning the device by name is not the idea
         patch: [...]     # and/or node, gates, componentGates
+        over: start      # patch the start instead of the solution
       lint: {addClaim: false}   # this lesson's devices leave no room for an unrelated claim
 
 A solution (or a wrong answer) is a `scenario:` or, better, a `patch:` (patches.py: JSON merge patches
@@ -41,7 +42,7 @@ LESSON_KEYS = {"title", "text", "task", "node", "gates", "componentGates", "scen
                "solution", "compare", "slug", "minutes", "editable", "wrong", "lint"}
 VARIANT_KEYS = {"scenario", "node", "gates", "componentGates"}
 PATCHED_KEYS = VARIANT_KEYS | {"patch"}
-WRONG_KEYS = PATCHED_KEYS | {"why"}
+WRONG_KEYS = PATCHED_KEYS | {"why", "over"}
 LINT_KEYS = {"addClaim"}
 # Linting runs every lesson's start and solution; a shared workshop may not ask for endless runs.
 MAX_LESSONS = 60
@@ -293,10 +294,14 @@ def parse_workshop(text: str) -> tuple[Workshop | None, list[WorkshopProblem]]:
                 reader.problem("a wrong answer is a mapping with why (what it gets wrong) and a patch or settings",
                                where)
                 continue
-            base = solution or start
-            item_data = _patched(reader, {k: v for k, v in item.items() if k != "why"} | {"why": None}, where, base,
-                                 WRONG_KEYS, "a wrong answer")
+            over = item.get("over", "solution")
+            if over not in ("solution", "start"):
+                reader.problem("over must be solution (the default) or start: what the wrong answer patches",
+                               where + ("over",))
+            base = start if over == "start" or solution is None else solution
+            item_data = _patched(reader, dict(item), where, base, WRONG_KEYS, "a wrong answer")
             item_data.pop("why", None)
+            item_data.pop("over", None)
             wrong.append(Wrong(reader.variant(item_data, where, base=base, what="a wrong answer"), item["why"],
                                located.line(where)))
         editable = raw.get("editable") or []

@@ -69,7 +69,8 @@ def dump(data) -> str:
 
 
 def apply_patches(text: str, patches) -> str:
-    """The scenario `text` with every patch applied, as YAML text."""
+    """The scenario `text` with every patch applied, as YAML text. An object inside a `kind: List`
+    document is patched (or removed) in its list."""
     if not isinstance(patches, list) or not patches:
         raise PatchError("patch must be a non-empty list of objects (kind, metadata.name, and the fields to merge)")
     documents = split_documents(text)
@@ -79,23 +80,36 @@ def apply_patches(text: str, patches) -> str:
             parsed.append(yaml.safe_load(document))
         except yaml.YAMLError:
             parsed.append(None)
-    keys = [identity(d) for d in parsed]
+    where = {}  # identity -> (document index, item index or None)
+    for at, data in enumerate(parsed):
+        if isinstance(data, dict) and data.get("kind") == "List" and isinstance(data.get("items"), list):
+            for item_at, item in enumerate(data["items"]):
+                if identity(item) is not None:
+                    where.setdefault(identity(item), (at, item_at))
+        elif identity(data) is not None:
+            where.setdefault(identity(data), (at, None))
     added = []
     for index, patch in enumerate(patches):
         key = identity(patch)
         if key is None:
             raise PatchError("a patch names its object with kind and metadata.name", index)
         body = {k: v for k, v in patch.items() if k != DELETE}
-        if key in keys:
-            at = keys.index(key)
+        if key not in where:
             if patch.get(DELETE) is True:
-                documents[at] = parsed[at] = keys[at] = None
+                raise PatchError(f"the patch deletes {key[0]} {key[2]}, which the scenario does not have", index)
+            added.append(dump(body))
+            continue
+        at, item_at = where[key]
+        if item_at is None:
+            if patch.get(DELETE) is True:
+                documents[at] = parsed[at] = None
             else:
                 parsed[at] = merge_patch(parsed[at], body)
                 documents[at] = dump(parsed[at])
-        elif patch.get(DELETE) is True:
-            raise PatchError(f"the patch deletes {key[0]} {key[2]}, which the scenario does not have", index)
         else:
-            added.append(dump(body))
+            items = parsed[at]["items"]
+            items[item_at] = None if patch.get(DELETE) is True else merge_patch(items[item_at], body)
+            documents[at] = dump({**parsed[at], "items": [i for i in items if i is not None]})
+        del where[key]
     kept = [d.strip("\n") for d in documents if d is not None] + [d.strip("\n") for d in added]
     return "\n---\n".join(kept) + "\n"
