@@ -11,10 +11,12 @@ import time
 from dataclasses import replace
 
 from allocator.forms import read_run_form
-from allocator.run_settings import RunSettings, SettingsError, run_in_process
+from allocator.run_settings import RunSettings, run_in_process
+from allocator.sharing import ShareError
 from allocator.workshops.model import Variant, parse_workshop
 
-# A workshop share runs every lesson's start and solution: all of them together get this much time.
+# A workshop share runs every lesson's start and solution: all of them together get this much time
+# (settings.WORKSHOP_LINT_BUDGET overrides it).
 LINT_BUDGET_SECONDS = 10.0
 
 
@@ -56,7 +58,7 @@ def run_in_worker(variant: Variant):
     return run_bounded(variant)
 
 
-class LintStopped(SettingsError):
+class LintStopped(ShareError):
     """A workshop share whose lint ran out of its budget, or whose client is over its run limits."""
 
 
@@ -68,7 +70,11 @@ class LintRuns:
     `lint(text, run=LintRuns(text, client))`: the lessons are read again here (cheap beside the runs)
     only to name the one the lint stopped at."""
 
-    def __init__(self, text: str, client: str, *, budget: float = LINT_BUDGET_SECONDS, run=run_in_worker):
+    def __init__(self, text: str, client: str, *, budget: float | None = None, run=run_in_worker):
+        if budget is None:
+            from django.conf import settings
+
+            budget = float(getattr(settings, "WORKSHOP_LINT_BUDGET", LINT_BUDGET_SECONDS))
         self.text = text
         self._lessons = None
         self.client = client
