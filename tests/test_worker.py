@@ -286,3 +286,20 @@ def test_heavy_runs_go_to_worker_processes_of_lower_cpu_priority():
         assert pool.started == 2
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("table", ["gates.json", "statusauth/bootstrap.json"])
+def test_a_change_of_a_table_the_engine_reads_is_a_new_version_so_the_cache_misses(tmp_path, table):
+    """The results cache is keyed by the engine's version: a new gate table (or bootstrap roles)
+    must not be answered from results of the old one."""
+    import shutil
+
+    from allocator import version
+
+    engine = tmp_path / "engine"
+    shutil.copytree(version.ENGINE_DIR, engine, ignore=shutil.ignore_patterns("__pycache__"))
+    before = version.engine_fingerprint(engine)
+    assert before == version.ENGINE
+    path = engine / table
+    path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert version.engine_fingerprint(engine) != before

@@ -129,3 +129,6 @@ def test_the_nodes_offered_on_the_page_are_the_engines_candidate_nodes(client):
     # The CLI and the API try the same nodes, in the same order, when no node is given.
     code, out = cli(str(ROOT / "allocator" / "examples" / "simple-gpu.yaml"), "-o", "json")
     assert [v["node"] for v in json.loads(out)["nodes"]] == engine(gallery.get("simple-gpu").scenario).candidate_nodes
+    # And both name the nodes the page offers, in its order.
+    code, out = cli(str(ROOT / "allocator" / "examples" / "pods.yaml"), "-o", "json")
+    assert json.loads(out)["candidateNodes"] == api(client, example.scenario)["candidateNodes"] == outcome.candidate_nodes
