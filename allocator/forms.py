@@ -135,7 +135,8 @@ def read_run_form(data, files=None) -> RunSettings:
     return form.run_settings()
 
 
-JSON_SHAPE = ('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": {"Gate": true}}}; '
+JSON_SHAPE = ('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": {"Gate": true}}, '
+              '"versions": {"scheduler": {"emulated": "1.36"}}, "whatIf": {"user": "...", "groups": [...]}}; '
               "send a scenario as it is with Content-Type: application/yaml")
 
 
@@ -156,7 +157,8 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
         if not isinstance(data["scenario"], str):
             raise FormError("scenario must be a string of YAML or JSON")
         return run_settings.from_values(data["scenario"], node=data.get("node"), gates=data.get("gates"),
-                                        versions=data.get("versions"), client=client_address(request))
+                                        versions=data.get("versions"), what_if=data.get("whatIf"),
+                                        client=client_address(request))
     scenario = body
     if decode:
         try:
@@ -176,5 +178,18 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
         raise FormError(f"featureGates: {exc}") from None
     return run_settings.from_values(scenario, node=request.GET.get("node", "") or "",
                                     gates=run_settings.uniform(dict(gates.values)),
-                                    versions=run_settings.uniform(versions), client=client_address(request))
+                                    versions=run_settings.uniform(versions), what_if=_query_what_if(request.GET),
+                                    client=client_address(request))
+
+
+# The what-if as query parameters (a YAML body), named as the JSON body's whatIf fields.
+WHAT_IF_PARAMS = {"asServiceAccount": "serviceAccount", "asUser": "user", "asGroups": "groups", "asNode": "node",
+                  "asVerb": "verb"}
+
+
+def _query_what_if(query) -> dict | None:
+    given = {key: query[param] for param, key in WHAT_IF_PARAMS.items() if query.get(param)}
+    if query.get("noBootstrapRbac"):
+        given["bootstrapRbac"] = False
+    return given or None
 

@@ -81,6 +81,44 @@ class GateRow:
         return len(set(self.values.values())) > 1
 
 
+VERBS = ("PUT", "PATCH", "APPLY")
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The status-writers what-if: "as service account ns/name (or user with groups) on node N, by
+    PUT or PATCH", and whether the cluster has the bootstrap roles. The page's what-if form and the
+    API name the same fields; the run judges the identity's status writes with the rest."""
+
+    service_account: str = ""
+    user: str = ""
+    groups: tuple = ()
+    node: str = ""
+    verb: str = "PUT"
+    bootstrap: bool = True
+
+    @property
+    def named(self) -> bool:
+        return bool(self.service_account or self.user)
+
+    def writer(self):
+        """The engine's writer for the identity (ValueError when it names none, or badly)."""
+        from allocator.engine.statusauth.whatif import identity_writer
+
+        return identity_writer(user=self.user, groups=self.groups, service_account=self.service_account,
+                               node=self.node or None, verb=self.verb)
+
+    def run_options(self) -> dict:
+        options = {"bootstrap_rbac": self.bootstrap}
+        if self.named:
+            options["status_identities"] = (self.writer(),)
+        return options
+
+    def as_key(self) -> dict:
+        return {"serviceAccount": self.service_account, "user": self.user, "groups": list(self.groups),
+                "node": self.node, "verb": self.verb, "bootstrapRbac": self.bootstrap}
+
+
 @dataclass(frozen=True)
 class RunSettings:
     scenario: str | bytes
@@ -91,6 +129,7 @@ class RunSettings:
     # Who asks (an address, as the share limit counts it); None until a request admits the run.
     # Not part of what the run is: two settings that differ only here are equal.
     client: str | None = field(default=None, compare=False)
+    what_if: WhatIf | None = None  # the API's status what-if (the page asks its panel separately)
 
     def admitted(self, client: str) -> "RunSettings":
         return replace(self, client=client)
@@ -233,6 +272,51 @@ def check_versions(raw, problem: Problem = raise_problem, path: tuple = ("versio
     return {c: v for c, v in clean.items() if v}
 
 
+def check_what_if(raw, problem: Problem = raise_problem, path: tuple = ("whatIf",)) -> WhatIf | None:
+    """`{"serviceAccount": "ns/name" | "user": "...", "groups": [...] or "a,b", "node": "...",
+    "verb": "PUT"|"PATCH"|"APPLY", "bootstrapRbac": true}`: the page's what-if form, in the API."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problem("whatIf must be a mapping (serviceAccount or user, groups, node, verb, bootstrapRbac)", path)
+        return None
+    allowed = {"serviceAccount", "user", "groups", "node", "verb", "bootstrapRbac"}
+    for key in raw:
+        if key not in allowed:
+            problem(f"unknown field {key!r} (expected one of {', '.join(sorted(allowed))})", path + (key,))
+            return None
+    texts = {}
+    for key in ("serviceAccount", "user", "node", "verb"):
+        value = raw.get(key) or ""
+        if not isinstance(value, str):
+            problem(f"{key} must be a string", path + (key,))
+            return None
+        texts[key] = value.strip()
+    groups = raw.get("groups") or ()
+    if isinstance(groups, str):
+        groups = [g for g in groups.split(",")]
+    if not isinstance(groups, (list, tuple)) or not all(isinstance(g, str) for g in groups):
+        problem("groups must be a list of group names (or one string of them, comma-separated)", path + ("groups",))
+        return None
+    bootstrap = raw.get("bootstrapRbac", True)
+    if not isinstance(bootstrap, bool):
+        problem("bootstrapRbac must be true or false", path + ("bootstrapRbac",))
+        return None
+    verb = (texts["verb"] or "PUT").upper()
+    if verb not in VERBS:
+        problem(f"verb {texts['verb']!r}: expected PUT, PATCH or APPLY", path + ("verb",))
+        return None
+    what_if = WhatIf(texts["serviceAccount"], texts["user"], tuple(g.strip() for g in groups if g.strip()),
+                     texts["node"], verb, bootstrap)
+    if what_if.named:
+        try:
+            what_if.writer()
+        except ValueError as exc:
+            problem(str(exc), path)
+            return None
+    return what_if
+
+
 # ---- the defaulter and the differ -------------------------------------------------------------
 
 def _features_at(versions: dict, component: str) -> FeatureGates:
@@ -276,14 +360,14 @@ def uniform(values: dict) -> dict:
 
 # ---- the readers ------------------------------------------------------------------------------
 
-def from_values(scenario, *, node=None, gates=None, versions=None, problem: Problem = raise_problem,
-                client: str | None = None) -> RunSettings:
+def from_values(scenario, *, node=None, gates=None, versions=None, what_if=None,
+                problem: Problem = raise_problem, client: str | None = None) -> RunSettings:
     """Settings as a JSON body, a share row, a `#s=` link or a compare side holds them: gate values
     per component (all of them, or only some), versions per component."""
     versions = check_versions(versions, problem)
     return RunSettings(scenario=scenario, node=check_node(node, problem),
                        gates=changed_gates(check_gates(gates, problem), versions), versions=versions,
-                       client=client)
+                       what_if=check_what_if(what_if, problem), client=client)
 
 
 def from_share_row(row) -> RunSettings:
@@ -353,5 +437,6 @@ def run_in_process(run: RunSettings) -> tuple[Scenario, Outcome]:
         max_steps=WEB_MAX_STEPS,
         time_limit=WEB_TIME_LIMIT,
         replay_create=replay,
+        **(run.what_if.run_options() if run.what_if is not None else {}),
     )
     return scenario.for_display(), outcome

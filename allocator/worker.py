@@ -269,8 +269,10 @@ def result_key(run: RunSettings) -> str:
     scenario = run.scenario
     raw = scenario if isinstance(scenario, bytes) else scenario.encode("utf-8", "surrogatepass")
     head = {"node": run.node, "gates": run.gates}
-    if run.versions:  # keys of runs without versions stay as they were
+    if run.versions:  # keys of runs without versions (or a what-if) stay as they were
         head["versions"] = run.versions
+    if run.what_if is not None:
+        head["whatIf"] = run.what_if.as_key()
     head = json.dumps(head, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(head.encode("utf-8") + b"\0" + raw).hexdigest()
     return f"run:{VERSION}:{digest}"
