@@ -926,10 +926,6 @@ def outage_report(run: Run) -> dict:
             "5xx_during": sum(v for k, v in statuses.items() if k.startswith("5"))}
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # ---- paths: attackers on the workshop Check, compare and the workshop-share lint (issue 27 items 3-4) ----
 #
 #     --mode paths --noisy-target check|compare|lint [--noisy 8] [--fairness on|off]
@@ -1007,3 +1003,7 @@ def run_paths(args, server) -> dict:
         thread.join(130)
     return {"mode": "paths", "target": args.noisy_target, "attackers": args.noisy, "attacker_addresses": addresses,
             "fairness": args.fairness, "timings": timings.table()}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
