@@ -13,11 +13,13 @@ from dataclasses import replace
 from allocator.forms import read_run_form
 from allocator.run_settings import RunSettings, run_in_process
 from allocator.sharing import ShareError
-from allocator.workshops.model import Variant, parse_workshop
+from allocator.workshops.model import MAX_LESSONS, Variant, parse_workshop
 
 # A workshop share runs every lesson's start and solution: all of them together get this much time
-# (settings.WORKSHOP_LINT_BUDGET overrides it).
+# (settings.WORKSHOP_LINT_BUDGET overrides it), and at most this many runs
+# (settings.WORKSHOP_LINT_MAX_RUNS; by default every start and solution of the most lessons a workshop may have).
 LINT_BUDGET_SECONDS = 10.0
+LINT_MAX_RUNS = 2 * MAX_LESSONS
 
 
 def run_request_for(variant: Variant) -> RunSettings:
@@ -70,11 +72,15 @@ class LintRuns:
     `lint(text, run=LintRuns(text, client))`: the lessons are read again here (cheap beside the runs)
     only to name the one the lint stopped at."""
 
-    def __init__(self, text: str, client: str, *, budget: float | None = None, run=run_in_worker):
-        if budget is None:
-            from django.conf import settings
+    def __init__(self, text: str, client: str, *, budget: float | None = None, max_runs: int | None = None,
+                 run=run_in_worker):
+        from django.conf import settings
 
+        if budget is None:
             budget = float(getattr(settings, "WORKSHOP_LINT_BUDGET", LINT_BUDGET_SECONDS))
+        if max_runs is None:
+            max_runs = int(getattr(settings, "WORKSHOP_LINT_MAX_RUNS", LINT_MAX_RUNS))
+        self.max_runs = max_runs
         self.text = text
         self._lessons = None
         self.client = client
@@ -107,12 +113,13 @@ class LintRuns:
         from allocator import fairness
 
         lesson = self._lesson_of(variant)
-        if self.spent >= self.budget:
+        if self.spent >= self.budget or self.runs >= self.max_runs:
             fairness.charge_slow_run(self.client)
+            spent = (f"took more than {self.budget:g} s to check in all ({self.runs} runs)" if self.spent >= self.budget
+                     else f"need more than {self.max_runs} runs to check")
             raise LintStopped(
-                f"The workshop's exercises took more than {self.budget:g} s to check in all ({self.runs} runs); "
-                f"the check stopped at {self._stopped_at(lesson)}. Make the lessons' scenarios smaller "
-                f"(fewer devices or claims, or pick a node) and share again.")
+                f"The workshop's exercises {spent}; the check stopped at {self._stopped_at(lesson)}. Make the "
+                f"lessons' scenarios smaller (fewer devices or claims, or pick a node), or share fewer lessons.")
         started = time.monotonic()
         try:
             return self._run(variant.admitted(self.client))

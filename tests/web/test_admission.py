@@ -109,3 +109,18 @@ def test_a_workshop_shares_lint_within_its_budget_is_stored(client, settings):
     response = client.post("/api/v1/workshops", json.dumps({"workshop": TINY.replace("A tiny", "A quick")}),
                            content_type="application/json")
     assert response.status_code == 201
+
+
+def test_a_workshop_shares_lint_has_a_work_budget_too_and_names_the_lesson_it_reached(client, settings):
+    settings.ALLOCATOR_RUNS_PER_CLIENT = 0
+    settings.ALLOCATOR_SLOW_RUNS = "5/600"
+    settings.WORKSHOP_LINT_MAX_RUNS = 3  # lesson 1's start and solution, lesson 2's start
+    head, lesson = TINY.split("\n- title: ", 1)
+    second = lesson.replace("Take the smaller GPU", "Take it again", 1).replace("# Two GPUs", "# Two more GPUs")
+    text = f"{head}\n- title: {lesson.rstrip()}\n- title: {second}"
+    response = client.post("/api/v1/workshops", text, content_type="application/yaml")
+    assert response.status_code == 400
+    message = response.json()["message"]
+    assert "need more than 3 runs" in message and "stopped at lesson 2 (Take it again)" in message
+    settings.WORKSHOP_LINT_MAX_RUNS = 4
+    assert client.post("/api/v1/workshops", text, content_type="application/yaml").status_code == 201
