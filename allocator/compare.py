@@ -62,7 +62,7 @@ def _read_side(side: dict, default_text: str | None) -> Variant:
     if not isinstance(scenario, str):
         raise ShareError("a side of the comparison has no scenario")
     try:
-        return run_settings.from_values(scenario, node=side.get("node"), gates=side.get("gates"),
+        return run_settings.from_link(scenario, node=side.get("node"), gates=side.get("gates"),
                                         versions=side.get("versions"))
     except SettingsError as exc:
         raise ShareError(f"the comparison link: {exc.message}") from None

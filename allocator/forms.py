@@ -156,7 +156,7 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
             raise FormError(JSON_SHAPE)
         if not isinstance(data["scenario"], str):
             raise FormError("scenario must be a string of YAML or JSON")
-        return run_settings.from_values(data["scenario"], node=data.get("node"), gates=data.get("gates"),
+        return run_settings.from_request(data["scenario"], node=data.get("node"), gates=data.get("gates"),
                                         versions=data.get("versions"), what_if=data.get("whatIf"),
                                         client=client_address(request))
     scenario = body
@@ -176,7 +176,7 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
         gates, _ = parse_gates(request.GET.get("featureGates", ""))  # whether the components start: the run
     except GateError as exc:
         raise FormError(f"featureGates: {exc}") from None
-    return run_settings.from_values(scenario, node=request.GET.get("node", "") or "",
+    return run_settings.from_request(scenario, node=request.GET.get("node", "") or "",
                                     gates=run_settings.uniform(dict(gates.values)),
                                     versions=run_settings.uniform(versions), what_if=_query_what_if(request.GET),
                                     client=client_address(request))

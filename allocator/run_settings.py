@@ -6,8 +6,9 @@ workshop lessons, Check and compare all hold a `RunSettings`, read by the reader
   the settings come from (a problem is reported through a callback: raised for a request, located
   for a lesson);
 - one defaulter (`full_gates`: every gate's value per component at that component's versions);
-- one differ (`changed_gates`: only the values that differ from those defaults, as a RunSettings
-  holds them and as links are read back).
+- one differ (`changed_gates`: only the values that differ from those defaults), for what holds
+  every gate (links, share rows, the page's boxes) and for lessons and gallery entries; an API
+  request's values are kept as given, as a component keeps the `--feature-gates` it was started with.
 
 A run from the web goes through `allocator.worker.run_bounded`, which admits it by its client: a
 RunSettings without one is refused there, so no path can skip the per-client limits.
@@ -25,6 +26,7 @@ from allocator.engine.gates import (
     EMULATED_CHOICES,
     GA,
     GATES,
+    KNOWN_GATES,
     ComponentGates,
     FeatureGates,
     GateError,
@@ -209,13 +211,14 @@ def check_node(node, problem: Problem = raise_problem, path: tuple = ("node",)) 
 
 
 def check_gate_values(values, problem: Problem, path: tuple) -> dict:
-    """`{gate: bool}` for one component (or every one)."""
+    """`{gate: bool}` for one component (or every one): any gate the components know (the page shows
+    the DRA gates and what they depend on; the gates related to those can be set too, as on the CLI)."""
     if not isinstance(values, dict):
         problem("gates must be a mapping of gate: true|false", path)
         return {}
     clean = {}
     for name, value in values.items():
-        if name not in GATES:
+        if name not in KNOWN_GATES:
             problem(f"unknown feature gate {name!r}", path + (name,))
         elif not isinstance(value, bool):
             problem(f"gate {name} must be true or false", path + (name,))
@@ -330,13 +333,14 @@ def _features_at(versions: dict, component: str) -> FeatureGates:
 
 
 def full_gates(gates: dict, versions: dict | None = None) -> dict:
-    """A value for every gate on every component: the given ones, else the default at the component's
-    versions."""
+    """A value for every shown gate on every component: the given ones, else the default at the
+    component's versions (and a related gate where one was set)."""
     out = {}
     for component in COMPONENT_KEYS:
         given = gates.get(component, {})
         at = _features_at(versions or {}, component)
-        out[component] = {name: bool(given.get(name, at.default(name))) for name in sorted(GATES)}
+        names = sorted(set(GATES) | {name for name in given if name in KNOWN_GATES})
+        out[component] = {name: bool(given.get(name, at.default(name))) for name in names}
     return out
 
 
@@ -347,7 +351,7 @@ def changed_gates(gates: dict, versions: dict | None = None) -> dict:
     for component in COMPONENT_KEYS:
         at = _features_at(versions or {}, component)
         chosen = {name: value for name, value in (gates.get(component) or {}).items()
-                  if name in GATES and value != at.default(name)}
+                  if name in KNOWN_GATES and value != at.default(name)}
         if chosen:
             out[component] = chosen
     return out
@@ -360,19 +364,28 @@ def uniform(values: dict) -> dict:
 
 # ---- the readers ------------------------------------------------------------------------------
 
-def from_values(scenario, *, node=None, gates=None, versions=None, what_if=None,
-                problem: Problem = raise_problem, client: str | None = None) -> RunSettings:
-    """Settings as a JSON body, a share row, a `#s=` link or a compare side holds them: gate values
-    per component (all of them, or only some), versions per component."""
+def from_request(scenario, *, node=None, gates=None, versions=None, what_if=None,
+                 problem: Problem = raise_problem, client: str | None = None) -> RunSettings:
+    """Settings as an API client names them: gate values taken as the components take their
+    `--feature-gates` (a value given is a value set, even when it is the default: a component
+    refuses setting a pre-alpha gate at all), versions and the what-if per component."""
+    versions = check_versions(versions, problem)
+    return RunSettings(scenario=scenario, node=check_node(node, problem), gates=check_gates(gates, problem),
+                       versions=versions, what_if=check_what_if(what_if, problem), client=client)
+
+
+def from_link(scenario, *, node=None, gates=None, versions=None, problem: Problem = raise_problem) -> RunSettings:
+    """Settings as a share row, a `#s=` link or a compare side holds them: every gate's value per
+    component (`full_gates`), of which the values that differ from the defaults at the component's
+    versions are kept (`changed_gates`)."""
     versions = check_versions(versions, problem)
     return RunSettings(scenario=scenario, node=check_node(node, problem),
-                       gates=changed_gates(check_gates(gates, problem), versions), versions=versions,
-                       what_if=check_what_if(what_if, problem), client=client)
+                       gates=changed_gates(check_gates(gates, problem), versions), versions=versions)
 
 
 def from_share_row(row) -> RunSettings:
     """A stored share: every gate as it was when shared, and its versions (none before they existed)."""
-    return from_values(row.scenario, node=row.node, gates=row.gates, versions=getattr(row, "versions", None) or {})
+    return from_link(row.scenario, node=row.node, gates=row.gates, versions=getattr(row, "versions", None) or {})
 
 
 def from_lesson(data: dict, problem: Problem, path: tuple, *, base: RunSettings | None,

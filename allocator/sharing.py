@@ -145,7 +145,7 @@ def read_fragment(value: str) -> RunSettings:
         raise ShareError("fragment has an unknown format")
     scenario = check_scenario(data.get("scenario"))
     try:
-        return run_settings.from_values(scenario, node=data.get("node"), gates=data.get("gates"),
+        return run_settings.from_link(scenario, node=data.get("node"), gates=data.get("gates"),
                                         versions=data.get("versions"))
     except SettingsError as exc:
         raise ShareError(f"fragment: {exc.message}") from None

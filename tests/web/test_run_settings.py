@@ -150,7 +150,7 @@ def test_a_mistake_in_the_settings_is_worded_the_same_in_a_lesson_and_in_the_api
     assert [p.message for p in problems] == ["unknown feature gate 'DRANoSuchGate'"]
     assert api == "gates.scheduler.DRANoSuchGate: unknown feature gate 'DRANoSuchGate'"
     with pytest.raises(SettingsError, match="versions.scheduler.emulated: could not parse"):
-        run_settings.from_values("a: 1", versions={"scheduler": {"emulated": "one"}})
+        run_settings.from_request("a: 1", versions={"scheduler": {"emulated": "one"}})
 
 
 def test_the_gallery_opens_an_example_with_the_settings_of_its_entry():
@@ -159,3 +159,26 @@ def test_the_gallery_opens_an_example_with_the_settings_of_its_entry():
     assert run == RunSettings(example.scenario, node=example.node or "", gates=run_settings.changed_gates(
         {c: {**example.gates, **example.component_overrides.get(c, {})} for c in COMPONENT_KEYS}))
     assert read_fragment(fragment(run)) == run
+
+
+def test_a_related_gate_is_taken_by_the_api_as_the_cli_takes_it(client):
+    """`?featureGates=` names any gate the components know, as `--feature-gates` does; a link made
+    from such settings keeps that value."""
+    response = client.post("/api/v1/allocate?featureGates=H2CContainerProbe=true&node=worker-1", SIMPLE,
+                           content_type="application/yaml")
+    assert response.status_code == 200 and response.json()["outcome"] == "allocated"
+    run = RunSettings(SIMPLE, gates={"scheduler": {"H2CContainerProbe": True}})
+    assert read_fragment(fragment(run)).gates == {"scheduler": {"H2CContainerProbe": True}}
+
+
+def test_the_api_keeps_a_gate_value_as_given_even_when_it_is_the_default(client):
+    """kube-scheduler refuses setting a pre-alpha gate at all, even to its default: the API's gates
+    are the components' flags, not a difference from the defaults (a regression of the run-settings
+    work, which first read them through the links' differ)."""
+    body = {"scenario": SIMPLE, "node": "worker-1", "versions": {"scheduler": {"emulated": "1.35"}},
+            "gates": {"scheduler": {"ResourceHealthStatusMessage": False}}}
+    data = client.post("/api/v1/allocate", json.dumps(body), content_type="application/json").json()
+    assert data["outcome"] == "invalid"
+    assert "cannot set feature gate ResourceHealthStatusMessage to false, feature is PreAlpha" in data["message"]
+    body["gates"] = {}
+    assert client.post("/api/v1/allocate", json.dumps(body), content_type="application/json").json()["outcome"] == "allocated"
