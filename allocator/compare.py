@@ -11,8 +11,10 @@ import json
 import zlib
 from dataclasses import dataclass
 
+from allocator import run_settings
 from allocator.engine.outcome import Outcome
-from allocator.sharing import MAX_SHARE_BYTES, ShareError, changed_gates, check_gates, check_node, full_gates, load_json
+from allocator.run_settings import SettingsError
+from allocator.sharing import MAX_SHARE_BYTES, ShareError, load_json
 from allocator.workshops.model import Variant
 
 FORMAT = 1
@@ -29,7 +31,7 @@ def encode(a: Variant, b: Variant) -> str:
 
 
 def _side(variant: Variant, *, same_text: bool = False) -> dict:
-    side = {"node": variant.node, "gates": full_gates(variant.gates)}
+    side = variant.link_data()
     if not same_text:
         side["scenario"] = variant.scenario
     return side
@@ -59,8 +61,11 @@ def _read_side(side: dict, default_text: str | None) -> Variant:
     scenario = side.get("scenario", default_text)
     if not isinstance(scenario, str):
         raise ShareError("a side of the comparison has no scenario")
-    return Variant(scenario=scenario, node=check_node(side.get("node")),
-                   gates=changed_gates(check_gates(side.get("gates"))))
+    try:
+        return run_settings.from_link(scenario, node=side.get("node"), gates=side.get("gates"),
+                                        versions=side.get("versions"))
+    except SettingsError as exc:
+        raise ShareError(f"the comparison link: {exc.message}") from None
 
 
 # ---- the differences ------------------------------------------------------------------------

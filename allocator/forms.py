@@ -1,5 +1,5 @@
-"""The playground's forms: the page's form (scenario, node, gates per component) and the JSON body
-the API takes. Both turn into a RunRequest."""
+"""The playground's forms: the page's form (scenario, node, gates and versions per component) and the
+JSON body the API takes. Both are read into a RunSettings by run_settings' validators."""
 from __future__ import annotations
 
 
@@ -7,17 +7,22 @@ from django import forms
 from django.conf import settings
 from django.utils.datastructures import MultiValueDict
 
-from allocator.engine.gates import COMPONENT_KEYS, COMPONENTS, GATES, GateError, parse_gates, parse_version_flag
-from allocator.runs import MAX_SCENARIO_BYTES, RunRequest, scenario_text
-from allocator.sharing import (
+from allocator import run_settings
+from allocator.engine.gates import COMPONENTS, GATES, GateError, parse_gates, parse_version_flag
+from allocator.run_settings import (
     MAX_NODE_CHARS,
-    ShareError,
-    check_gates,
-    check_node,
-    check_versions,
-    load_json,
-    uniform_gates,
+    MAX_SCENARIO_BYTES,
+    RunSettings,
+    SettingsError,
+    check_version_values,
+    scenario_text,
 )
+from allocator.sharing import client_address, load_json
+
+
+class FormError(SettingsError):
+    """The page's form (or the API's body) could not be read at all: 400 with the message."""
+
 
 TRUE_VALUES = ("on", "true", "1")
 
@@ -45,48 +50,35 @@ class PlaygroundForm(forms.Form):
         return field_name.replace("_", "-")
 
     def versions(self) -> dict:
-        """`emulated-<component>` and `mincompat-<component>`: the page's version control."""
+        """`emulated-<component>` and `mincompat-<component>`: the page's version control. A version
+        that does not parse is kept as given: the run says what is wrong with it."""
         if self.cleaned_data.get("reset_gates"):
             return {}
-        out = {}
-        for component, _ in COMPONENTS:
-            chosen = {}
-            for field, key in (("emulated", "emulated"), ("mincompat", "minCompat")):
-                value = str(self.data.get(f"{field}-{component}") or "").strip()
-                if value:
-                    try:
-                        chosen[key] = parse_version_flag(value)
-                    except GateError:
-                        chosen[key] = value  # the run says what is wrong with it
-            if chosen:
-                out[component] = chosen
-        return out
+        raw = {component: {key: str(self.data.get(f"{field}-{component}") or "").strip()
+                           for field, key in (("emulated", "emulated"), ("mincompat", "minCompat"))}
+               for component, _ in COMPONENTS}
+        chosen = {c: check_version_values(v, run_settings.raise_problem, ("versions", c), lenient=True)
+                  for c, v in raw.items()}
+        return {c: v for c, v in chosen.items() if v}
 
-    def gates(self, versions: dict | None = None) -> dict:
+    def gate_values(self, versions: dict) -> dict:
+        """The boxes as sent: {component: {gate: bool}}. With `gates-submitted=1` a box not sent is off,
+        unless it is locked (a locked gate's box is shown disabled, and a disabled box is not sent)."""
         if self.cleaned_data.get("reset_gates"):
             return {}
         submitted = self.data.get("gates-submitted") == "1"
-        versions = versions or {}
-        gates: dict = {}
+        values: dict = {}
         for component, _ in COMPONENTS:
-            chosen = {}
-            at = RunRequest("", versions=versions).component_features(component)
+            at = RunSettings("", versions=versions).component_features(component)
             for name in GATES:
                 key = gate_field_name(component, name)
-                if key not in self.data:
-                    spec = at.spec(name)
-                    # A locked gate's box is shown disabled, and a disabled box is not sent.
-                    if not submitted or spec.locked:
-                        continue
+                if key not in self.data and (not submitted or _locked(at, name)):
+                    continue
                 # A checkbox per gate and component: read as they come, not as form fields.
-                value = str(self.data.get(key) or "").strip() in TRUE_VALUES
-                if value != at.default(name):
-                    chosen[name] = value
-            if chosen:
-                gates[component] = chosen
-        return gates
+                values.setdefault(component, {})[name] = str(self.data.get(key) or "").strip() in TRUE_VALUES
+        return values
 
-    def run_request(self) -> RunRequest:
+    def run_settings(self) -> RunSettings:
         """The run this form asks for; call after is_valid(). An over-long node name is dropped. A file
         opened on the page (`scenario-file`, too large to edit as text there) is the scenario."""
         data = self.cleaned_data
@@ -95,77 +87,109 @@ class PlaygroundForm(forms.Form):
         if upload is not None:
             scenario = scenario_text(upload.read(MAX_SCENARIO_BYTES + 1))
         versions = self.versions()
-        return RunRequest(scenario=scenario, node=data.get("node") or "", gates=self.gates(versions), versions=versions)
+        return RunSettings(scenario=scenario, node=data.get("node") or "",
+                           gates=run_settings.changed_gates(self.gate_values(versions), versions), versions=versions)
+
+
+def _locked(at, name: str) -> bool:
+    try:
+        return at.spec(name).locked
+    except GateError:  # a version the run will refuse: the binary's own table meanwhile
+        return GATES[name].locked
 
 
 def json_form_data(body: bytes) -> MultiValueDict:
     """The page's form as its script sends it: a JSON object of field name -> list of values.
     A long scenario URL-encoded is mostly escapes, which cost the server far more to read than
-    JSON does. Raises ShareError (status 400) for anything else."""
+    JSON does. Raises FormError (status 400) for anything else."""
     try:
-        data = load_json(body.decode("utf-8"), "the form")
-    except ShareError:
+        data = _load_json(body.decode("utf-8"), "the form")
+    except FormError:
         raise
     except (UnicodeDecodeError, ValueError) as exc:
-        raise ShareError(f"the form could not be read: it is not JSON ({exc})") from None
+        raise FormError(f"the form could not be read: it is not JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ShareError("the form could not be read: it is not a JSON object of fields")
+        raise FormError("the form could not be read: it is not a JSON object of fields")
     limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS  # as for a URL-encoded form
     if limit is not None and sum(len(v) if isinstance(v, list) else 1 for v in data.values()) > limit:
-        raise ShareError(f"the form could not be read: it has more than {limit} values")
+        raise FormError(f"the form could not be read: it has more than {limit} values")
     fields = MultiValueDict()
     for name, values in data.items():
         values = values if isinstance(values, list) else [values]
         if not all(isinstance(value, str) for value in values):
-            raise ShareError(f"the form could not be read: field “{name}” is not text")
+            raise FormError(f"the form could not be read: field “{name}” is not text")
         fields.setlist(name, values)
     return fields
 
 
-def read_run_form(data) -> RunRequest:
-    form = PlaygroundForm(data)
+def _load_json(text: str, what: str):
+    try:
+        return load_json(text, what)
+    except SettingsError as exc:  # nested too deeply
+        raise FormError(exc.message) from None
+
+
+def read_run_form(data, files=None) -> RunSettings:
+    form = PlaygroundForm(data, files)
     form.is_valid()  # every field is optional; an invalid one is left out of cleaned_data
-    return form.run_request()
+    return form.run_settings()
 
 
-JSON_SHAPE = ('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": {"Gate": true}}}; '
+JSON_SHAPE = ('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": {"Gate": true}}, '
+              '"versions": {"scheduler": {"emulated": "1.36"}}, "whatIf": {"user": "...", "groups": [...]}}; '
               "send a scenario as it is with Content-Type: application/yaml")
 
 
-def read_api_body(request, body: bytes, *, decode: bool = True) -> RunRequest:
-    """What the API was asked: a JSON body {"scenario", "node", "gates"}, or a YAML body with
-    `?node=` and `?featureGates=` (applied to every component). Raises ShareError (status 400).
+def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
+    """What the API was asked: a JSON body {"scenario", "node", "gates", "versions"}, or a YAML body
+    with `?node=`, `?featureGates=`, `?emulatedVersion=` and `?minCompatibilityVersion=` (applied to
+    every component). Raises SettingsError (status 400); the run is admitted as the request's client.
     With decode=False a YAML body stays bytes, for the engine's loader to report bad encodings."""
     if request.content_type == "application/json":
         try:
-            data = load_json(body.decode("utf-8"), "request body")  # refuses deep nesting with a 400
-        except ShareError:
+            data = _load_json(body.decode("utf-8"), "request body")  # refuses deep nesting with a 400
+        except FormError:
             raise
         except (UnicodeDecodeError, ValueError) as exc:
-            raise ShareError(f"request body is not JSON: {exc}") from None
+            raise FormError(f"request body is not JSON: {exc}") from None
         if not isinstance(data, dict) or "scenario" not in data:
-            raise ShareError(JSON_SHAPE)
+            raise FormError(JSON_SHAPE)
         if not isinstance(data["scenario"], str):
-            raise ShareError("scenario must be a string of YAML or JSON")
-        return RunRequest(scenario=data["scenario"], node=check_node(data.get("node")), gates=check_gates(data.get("gates")),
-                          versions=check_versions(data.get("versions")))
+            raise FormError("scenario must be a string of YAML or JSON")
+        return run_settings.from_request(data["scenario"], node=data.get("node"), gates=data.get("gates"),
+                                        versions=data.get("versions"), what_if=data.get("whatIf"),
+                                        client=client_address(request))
     scenario = body
     if decode:
         try:
             scenario = body.decode("utf-8")
         except UnicodeDecodeError:
-            raise ShareError("request body is not UTF-8 text") from None
+            raise FormError("request body is not UTF-8 text") from None
     versions = {}
     for param, key in (("emulatedVersion", "emulated"), ("minCompatibilityVersion", "minCompat")):
         if request.GET.get(param):
             try:
                 versions[key] = parse_version_flag(request.GET[param])
             except GateError as exc:
-                raise ShareError(f"{param}: {exc}") from None
+                raise FormError(f"{param}: {exc}") from None
     try:
         gates, _ = parse_gates(request.GET.get("featureGates", ""))  # whether the components start: the run
     except GateError as exc:
-        raise ShareError(f"featureGates: {exc}") from None
-    return RunRequest(scenario=scenario, node=request.GET.get("node", "") or "", gates=uniform_gates(gates),
-                      versions={c: dict(versions) for c in COMPONENT_KEYS} if versions else {})
+        raise FormError(f"featureGates: {exc}") from None
+    return run_settings.from_request(scenario, node=request.GET.get("node", "") or "",
+                                    gates=run_settings.uniform(dict(gates.values)),
+                                    versions=run_settings.uniform(versions), what_if=_query_what_if(request.GET),
+                                    client=client_address(request))
+
+
+# The what-if as query parameters (a YAML body), named as the JSON body's whatIf fields.
+WHAT_IF_PARAMS = {"asServiceAccount": "serviceAccount", "asUser": "user", "asGroups": "groups", "asNode": "node",
+                  "asVerb": "verb"}
+
+
+def _query_what_if(query) -> dict | None:
+    given = {key: query[param] for param, key in WHAT_IF_PARAMS.items() if query.get(param)}
+    if query.get("noBootstrapRbac"):
+        given["bootstrapRbac"] = False
+    return given or None
 

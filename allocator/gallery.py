@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from allocator.engine.gates import COMPONENT_KEYS
+from allocator import run_settings
+from allocator.run_settings import RunSettings
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 DEFAULT = "simple-gpu"  # the first visit opens on an example that allocates
@@ -25,16 +26,17 @@ class Example:
     node: str | None = None
     gates: dict = field(default_factory=dict)  # gate -> bool for every component
     component_overrides: dict = field(default_factory=dict)  # component -> {gate: bool}
+    versions: dict = field(default_factory=dict)  # {"emulated": "X.Y", "minCompat": "X.Y"} for every component
+
+    def run_settings(self) -> RunSettings:
+        """The example as the page opens it."""
+        return run_settings.from_example(scenario=self.scenario, node=self.node, gates=self.gates,
+                                         component_gates=self.component_overrides, versions=self.versions)
 
     def component_gates(self) -> dict:
-        """{component: {gate: value}} as the page's settings hold them."""
-        out = {}
-        for component in COMPONENT_KEYS:
-            values = dict(self.gates)
-            values.update(self.component_overrides.get(component, {}))
-            if values:
-                out[component] = values
-        return out
+        """{component: {gate: value}} as the page's settings hold them (the values that differ from
+        the defaults)."""
+        return self.run_settings().gates
 
     def gate_flag(self) -> str:
         """The same gates as a `--feature-gates` value (uniform gates only)."""
@@ -57,6 +59,7 @@ def _load() -> tuple[Example, ...]:
             node=entry.get("node"),
             gates=dict(entry.get("gates") or {}),
             component_overrides={k: dict(v) for k, v in (entry.get("componentGates") or {}).items()},
+            versions=dict(entry.get("versions") or {}),
         ))
     return tuple(examples)
 

@@ -10,12 +10,14 @@ class SharedScenario(models.Model):
     """
 
     id = models.CharField(primary_key=True, max_length=52, editable=False)
-    # sha256 of the canonical content (scenario text, node, every gate per component).
+    # sha256 of the canonical content (scenario text, node, every gate per component, versions if any).
     digest = models.CharField(max_length=64, unique=True, editable=False)
     scenario = models.TextField()
     node = models.CharField(max_length=253, blank=True)
     # {component: {gate: bool}} with a value for every gate the playground knew when sharing.
     gates = models.JSONField(default=dict)
+    # {component: {"emulated": "X.Y", "minCompat": "X.Y"}} as chosen; {} for shares made before versions.
+    versions = models.JSONField(default=dict, blank=True)
     # allocator.version.VERSION of the playground that first stored it.
     version = models.CharField(max_length=64)
     created = models.DateTimeField(auto_now_add=True)

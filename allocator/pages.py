@@ -11,7 +11,7 @@ from allocator import gallery
 from allocator.engine.run import ALLOCATED
 from allocator.panels import page_context
 from allocator.fairness import Throttled
-from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
+from allocator.run_settings import MAX_SCENARIO_BYTES, RunSettings
 from allocator.sharing import client_address
 from allocator.worker import run_bounded
 
@@ -33,11 +33,13 @@ def presenting(request) -> bool:
     return request.GET.get("present") == "1"
 
 
-def render_run(request, run: RunRequest, *, template="index.html", status=200, origin=None, refused=None,
+def render_run(request, run: RunSettings, *, template="index.html", status=200, origin=None, refused=None,
                extra=None):
     """Run the engine (unless the text is empty or too large) and render `template`, or only its
     `results` partial for htmx. `origin` is the gallery example the text came from, for the
-    "reset to the example" link; the example's notes show only while the text is still the example's."""
+    "reset to the example" link; the example's notes show only while the text is still the example's.
+    The run is admitted as the request's client."""
+    run = run.admitted(client_address(request))
     size = len(run.scenario.encode("utf-8", "surrogatepass"))
     retry_after = None
     if not refused and size > MAX_SCENARIO_BYTES:
@@ -45,7 +47,7 @@ def render_run(request, run: RunRequest, *, template="index.html", status=200, o
     scenario = outcome = None
     if not refused and run.scenario.strip():
         try:
-            scenario, outcome = run_bounded(run, client=client_address(request))
+            scenario, outcome = run_bounded(run)
         except Throttled as exc:  # this client has too many runs going, or too many slow ones
             refused, status, retry_after = exc.message, 429, exc.retry_after
     if refused:

@@ -1,7 +1,7 @@
 """The "Who may write this claim's status" panel: a grid of writers × writes per allocated
 claim, each cell allowed or refused, with the rule or the message one click away.
 
-Self-contained: `build(outcome, scenario, settings)` returns the view or None (no allocated
+Self-contained: `build(outcome, scenario, run)` returns the view or None (no allocated
 claim); `templates/panels/status_writers.html` renders it.
 """
 from __future__ import annotations
@@ -94,7 +94,7 @@ def _cell(data: dict) -> Cell:
     return Cell(data["allowed"], data["status"], ", ".join(data["failed"]), data["message"], reasons, fix)
 
 
-def build(outcome, scenario, settings, identity: Identity | None = None) -> StatusWritersView | None:
+def build(outcome, scenario, run, identity: Identity | None = None) -> StatusWritersView | None:
     """The panel for one run, or None when no claim is allocated (or the scenario did not load)."""
     if outcome is None or scenario is None:
         return None
@@ -107,7 +107,7 @@ def build(outcome, scenario, settings, identity: Identity | None = None) -> Stat
                                           verb=identity.verb),)
         except ValueError as exc:
             error = str(exc)
-    grid = run_status_writers(scenario, outcome, apiserver_gates=settings.component_gates().apiserver,
+    grid = run_status_writers(scenario, outcome, apiserver_gates=run.component_gates().apiserver,
                               identities=identities, bootstrap=identity.bootstrap, always=True)
     if grid is None:
         return None

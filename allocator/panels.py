@@ -26,7 +26,7 @@ from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 from allocator.engine.scenario import Scenario
 from allocator.engine.vocabulary import Verdict
-from allocator.runs import RunRequest
+from allocator.run_settings import RunSettings
 
 MAX_PER_POOL = 64  # why rows, tiles and chips per pool (8 GPUs with 7 partitions each fit)
 MAX_SETS = 64  # counter sets drawn
@@ -40,7 +40,7 @@ class PanelInput:
 
     outcome: Outcome
     scenario: Scenario | None
-    run: RunRequest
+    run: RunSettings
 
 
 @dataclass
@@ -514,9 +514,9 @@ def _listed(items: list, what: str, notes: list) -> list:
     return items[:MAX_ITEMS]
 
 
-def page_context(run: RunRequest, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
+def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
     context = {
-        "settings": run,
+        "run_settings": run,
         "components": COMPONENTS,
         "gate_groups": run.gate_rows(),
         "node_choices": list(outcome.candidate_nodes) if outcome is not None else [],

@@ -14,17 +14,15 @@ import json
 import time
 import zlib
 
-from django.conf import settings as django_settings
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from allocator import safe_cache
-from allocator.engine.gates import COMPONENT_KEYS, GATES, GateError, parse_version_flag
+from allocator import run_settings, safe_cache
 from allocator.models import SharedScenario
-from allocator.runs import RunRequest
+from allocator.run_settings import RunSettings, SettingsError
 from allocator.version import VERSION
 
 MAX_SHARE_BYTES = 256 * 1024
-MAX_NODE_CHARS = 253  # a Node name is a DNS subdomain
 # Longer fragment links get cut by chat tools and mail clients; such scenarios get a short link only.
 MAX_FRAGMENT_CHARS = 8192
 # Ids are the digest in lowercase base32; a longer prefix is taken only if a shorter one is
@@ -33,13 +31,9 @@ ID_LENGTHS = (10, 16, 52)
 FRAGMENT_FORMAT = 1
 
 
-class ShareError(ValueError):
-    """A share that is refused; `status` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
+class ShareError(SettingsError):
+    """A share (or a link) that is refused; `status` is the HTTP status to answer with. Settings a
+    link holds are checked by run_settings, whose SettingsError a link reader raises as this."""
 
 
 def too_large_message(size: int | str) -> str:
@@ -73,100 +67,23 @@ def check_scenario(text) -> str:
     return text
 
 
-def check_node(node) -> str:
-    if node is None:
-        return ""
-    if not isinstance(node, str):
-        raise ShareError("node must be a string")
-    if len(node) > MAX_NODE_CHARS or "\x00" in node or "\n" in node:
-        raise ShareError(f"node must be a node name of at most {MAX_NODE_CHARS} characters")
-    return node
-
-
-def check_gates(gates) -> dict:
-    """Validate `{component: {gate: bool}}` as given by an API client or a fragment."""
-    if gates is None:
-        return {}
-    if not isinstance(gates, dict):
-        raise ShareError("gates must be an object: {component: {gate: true|false}}")
-    clean = {}
-    for component, values in gates.items():
-        if component not in COMPONENT_KEYS:
-            raise ShareError(f"gates: unknown component {component!r} (expected one of {', '.join(COMPONENT_KEYS)})")
-        if not isinstance(values, dict):
-            raise ShareError(f"gates.{component} must be an object of gate: true|false")
-        for name, value in values.items():
-            if name not in GATES:
-                raise ShareError(f"gates.{component}: unrecognized feature gate: {name}")
-            if not isinstance(value, bool):
-                raise ShareError(f"gates.{component}.{name} must be true or false")
-        clean[component] = dict(values)
-    return clean
-
-
-def check_versions(versions) -> dict:
-    """`{component: {"emulated": "1.36", "minCompat": "1.36"}}` as an API client gives it."""
-    if versions is None:
-        return {}
-    if not isinstance(versions, dict):
-        raise ShareError('versions must be an object: {component: {"emulated": "X.Y", "minCompat": "X.Y"}}')
-    clean = {}
-    for component, values in versions.items():
-        if component not in COMPONENT_KEYS:
-            raise ShareError(f"versions: unknown component {component!r} (expected one of {', '.join(COMPONENT_KEYS)})")
-        if not isinstance(values, dict) or set(values) - {"emulated", "minCompat"}:
-            raise ShareError(f'versions.{component} must be an object with "emulated" and/or "minCompat"')
-        chosen = {}
-        for key, value in values.items():
-            if not isinstance(value, str):
-                raise ShareError(f"versions.{component}.{key} must be a version string such as \"1.36\"")
-            try:
-                chosen[key] = parse_version_flag(value) if value else ""
-            except GateError as exc:
-                raise ShareError(f"versions.{component}.{key}: {exc}") from None
-        clean[component] = chosen
-    return clean
-
-
-def full_gates(gates: dict) -> dict:
-    """A value for every gate on every component: stored this way, a link keeps its meaning
-    even if a later playground changes a default."""
-    out = {}
-    for component in COMPONENT_KEYS:
-        given = gates.get(component, {})
-        out[component] = {name: bool(given.get(name, info.default)) for name, info in sorted(GATES.items())}
-    return out
-
-
-def changed_gates(gates: dict) -> dict:
-    """Only the values that differ from the current defaults, as a RunRequest holds them."""
-    out = {}
-    for component in COMPONENT_KEYS:
-        chosen = {
-            name: value for name, value in (gates.get(component) or {}).items()
-            if name in GATES and value != GATES[name].default
-        }
-        if chosen:
-            out[component] = chosen
-    return out
-
-
-def canonical_content(scenario: str, node: str, gates: dict) -> bytes:
-    """The bytes a share's digest is taken over; `gates` must already be full."""
-    data = {"scenario": scenario, "node": node, "gates": gates}
+def canonical_content(scenario: str, link_data: dict) -> bytes:
+    """The bytes a share's digest is taken over: the scenario and `RunSettings.link_data()` (which
+    names versions only when chosen, so shares without them keep their digests)."""
+    data = {"scenario": scenario, **link_data}
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def share(*, scenario: str, node: str = "", gates: dict | None = None) -> tuple[SharedScenario, bool]:
+def share(run: RunSettings) -> tuple[SharedScenario, bool]:
     """Store a scenario with its settings, or find it stored already; returns (row, created).
 
     Safe under concurrency: the digest is unique, so of two identical shares racing, one
     inserts and the other reads the winner's row.
     """
-    scenario = check_scenario(scenario)
-    node = check_node(node)
-    gates = full_gates(check_gates(gates))
-    raw = hashlib.sha256(canonical_content(scenario, node, gates)).digest()
+    scenario = check_scenario(run.scenario)
+    link = run.link_data()
+    node, gates, versions = link["node"], link["gates"], link.get("versions", {})
+    raw = hashlib.sha256(canonical_content(scenario, link)).digest()
     digest = raw.hex()
     existing = SharedScenario.objects.filter(digest=digest).first()
     if existing is not None:
@@ -176,7 +93,8 @@ def share(*, scenario: str, node: str = "", gates: dict | None = None) -> tuple[
         try:
             with transaction.atomic():
                 row = SharedScenario.objects.create(
-                    id=letters[:length], digest=digest, scenario=scenario, node=node, gates=gates, version=VERSION)
+                    id=letters[:length], digest=digest, scenario=scenario, node=node, gates=gates,
+                    versions=versions, version=VERSION)
             return row, True
         except IntegrityError:
             existing = SharedScenario.objects.filter(digest=digest).first()
@@ -186,14 +104,8 @@ def share(*, scenario: str, node: str = "", gates: dict | None = None) -> tuple[
     raise ShareError("could not store the scenario", 500)
 
 
-def settings_of(shared: SharedScenario) -> RunRequest:
-    return RunRequest(scenario=shared.scenario, node=shared.node, gates=changed_gates(shared.gates))
-
-
-def uniform_gates(gates) -> dict:
-    """`--feature-gates` values (one FeatureGates) applied to every component."""
-    values = dict(gates.values)
-    return {component: dict(values) for component in COMPONENT_KEYS} if values else {}
+def settings_of(shared: SharedScenario) -> RunSettings:
+    return run_settings.from_share_row(shared)
 
 
 # Fragment links: `#s=` + base64url(raw deflate(JSON)), the format static/playground/share.js reads.
@@ -203,22 +115,15 @@ def _deflate(data: bytes) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
-def fragment(settings: RunRequest) -> str | None:
-    """`s=...` for the settings, or None when the link would be too long to pass around."""
-    data = {
-        "v": FRAGMENT_FORMAT,
-        "scenario": settings.scenario,
-        "node": settings.node,
-        "gates": full_gates(settings.gates),
-    }
-    if settings.versions:  # links without versions keep their old bytes
-        data["versions"] = settings.versions
+def fragment(run: RunSettings) -> str | None:
+    """`s=...` for the run's settings, or None when the link would be too long to pass around."""
+    data = {"v": FRAGMENT_FORMAT, "scenario": run.scenario, **run.link_data()}
     packed = _deflate(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     value = "s=" + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
     return value if len(value) <= MAX_FRAGMENT_CHARS else None
 
 
-def read_fragment(value: str) -> RunRequest:
+def read_fragment(value: str) -> RunSettings:
     """The inverse of `fragment` (the browser does this in share.js; kept here for tests and tools)."""
     if value.startswith("#"):
         value = value[1:]
@@ -239,8 +144,11 @@ def read_fragment(value: str) -> RunRequest:
     if not isinstance(data, dict) or data.get("v") != FRAGMENT_FORMAT:
         raise ShareError("fragment has an unknown format")
     scenario = check_scenario(data.get("scenario"))
-    return RunRequest(scenario=scenario, node=check_node(data.get("node")),
-                      gates=changed_gates(check_gates(data.get("gates"))), versions=check_versions(data.get("versions")))
+    try:
+        return run_settings.from_link(scenario, node=data.get("node"), gates=data.get("gates"),
+                                        versions=data.get("versions"))
+    except SettingsError as exc:
+        raise ShareError(f"fragment: {exc.message}") from None
 
 
 # Rate limit: a fixed window per client address, counted in the cache. With REDIS_URL every
@@ -259,7 +167,7 @@ def client_address(request) -> str:
     IPv6 clients are counted per /64, since one host usually holds a whole /64.
     """
     address = request.META.get("REMOTE_ADDR", "") or "unknown"
-    proxies = getattr(django_settings, "PROXY_COUNT", 0)
+    proxies = getattr(settings, "PROXY_COUNT", 0)
     if proxies:
         forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
         if len(forwarded) >= proxies:
@@ -277,7 +185,7 @@ def client_address(request) -> str:
 
 def rate_limited(request, *, scope: str = "share") -> int | None:
     """Count one attempt; None if allowed, else the seconds until the window ends."""
-    limit, window = parse_rate(getattr(django_settings, "SHARE_RATE_LIMIT", "30/600"))
+    limit, window = parse_rate(getattr(settings, "SHARE_RATE_LIMIT", "30/600"))
     if limit <= 0:
         return None
     now = time.time()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 
-from allocator.runs import MAX_SCENARIO_BYTES
+from allocator.run_settings import MAX_SCENARIO_BYTES
 
 
 class ScenarioSizeLimit(FileUploadHandler):

@@ -12,10 +12,16 @@ KUBERNETES = "1.37"
 ENGINE_DIR = Path(__file__).resolve().parent / "engine"
 
 
-def engine_fingerprint() -> str:
+# What a run's answer depends on: the engine's code and the tables it reads (the gate table,
+# the bootstrap roles).
+FINGERPRINTED = ("*.py", "*.json")
+
+
+def engine_fingerprint(root: Path = ENGINE_DIR) -> str:
     digest = hashlib.sha256()
-    for path in sorted(ENGINE_DIR.rglob("*.py")):
-        digest.update(path.relative_to(ENGINE_DIR).as_posix().encode())
+    paths = {path for pattern in FINGERPRINTED for path in root.rglob(pattern) if "__pycache__" not in path.parts}
+    for path in sorted(paths):
+        digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")

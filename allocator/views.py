@@ -14,13 +14,12 @@ from allocator.fairness import Throttled
 from allocator.forms import PlaygroundForm, json_form_data, read_api_body
 from allocator.middleware import refuses_oversize
 from allocator.pages import render_run, too_large
-from allocator.runs import MAX_SCENARIO_BYTES, RunRequest
-from allocator.sharing import ShareError, client_address
+from allocator.run_settings import MAX_SCENARIO_BYTES, RunSettings, SettingsError
 from allocator.worker import run_bounded
 
 
 def _page_too_large(request, size_text: str):
-    return render_run(request, RunRequest(scenario=""), refused=too_large(size_text), status=413)
+    return render_run(request, RunSettings(scenario=""), refused=too_large(size_text), status=413)
 
 
 @refuses_oversize(_page_too_large)
@@ -35,19 +34,18 @@ def index(request):
                 form = PlaygroundForm(request.POST, request.FILES)
         except RequestDataTooBig:
             size = int(request.META.get("CONTENT_LENGTH") or 0)
-            return render_run(request, RunRequest(scenario=""), refused=too_large(size), status=413)
-        except ShareError as exc:
-            return render_run(request, RunRequest(scenario=""), refused=exc.message, status=exc.status)
+            return render_run(request, RunSettings(scenario=""), refused=too_large(size), status=413)
+        except SettingsError as exc:
+            return render_run(request, RunSettings(scenario=""), refused=exc.message, status=exc.status)
         if getattr(request, "upload_too_large", False):  # see allocator/uploads.py
             size = int(request.META.get("CONTENT_LENGTH") or 0)
-            return render_run(request, RunRequest(scenario=""), refused=too_large(size), status=413)
+            return render_run(request, RunSettings(scenario=""), refused=too_large(size), status=413)
         form.is_valid()  # every field is optional; a bad one is left out of cleaned_data
-        return render_run(request, form.run_request(), origin=gallery.get(form.cleaned_data.get("example") or ""))
+        return render_run(request, form.run_settings(), origin=gallery.get(form.cleaned_data.get("example") or ""))
     example = gallery.get(request.GET.get("example") or gallery.DEFAULT)
     if example is None:
         raise Http404(f"There is no example “{request.GET['example']}”.")
-    run = RunRequest(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
-    return render_run(request, run)
+    return render_run(request, example.run_settings())
 
 
 @require_GET
@@ -78,10 +76,10 @@ def api_allocate(request):
         return JsonResponse({"outcome": "invalid", "message": too_large(len(body))}, status=413)
     try:
         run = read_api_body(request, body, decode=False)
-    except ShareError as exc:
+    except SettingsError as exc:
         return JsonResponse({"outcome": "invalid", "message": exc.message}, status=400)
     try:
-        _, outcome = run_bounded(run, client=client_address(request))
+        _, outcome = run_bounded(run)
     except Throttled as exc:
         response = JsonResponse({"message": exc.message}, status=429)
         response["Retry-After"] = str(exc.retry_after)

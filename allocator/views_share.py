@@ -1,6 +1,8 @@
 """Share endpoints: the Share button, short links (`/s/<id>`, `.yaml`, `/embed`) and the JSON API."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -11,8 +13,8 @@ from django.views.decorators.http import require_POST, require_safe
 from allocator.middleware import frameable, refuses_oversize
 from allocator.models import SharedScenario
 from allocator.forms import read_api_body, read_run_form
+from allocator.run_settings import SettingsError
 from allocator.sharing import (
-    ShareError,
     fragment,
     rate_limited,
     settings_of,
@@ -82,12 +84,12 @@ def share_create(request):
         message = rate_message(wait) + (" Meanwhile, “Link without storing” gives a link that carries the"
                                          " scenario itself: nothing is stored, so no limit applies.")
         return _share_refused(request, message, 429, retry_after=wait)
-    settings = read_run_form(form)
+    run = read_run_form(form)
     # Browsers send a textarea's line breaks as CRLF; the scenario as typed has LF.
-    settings.scenario = settings.scenario.replace("\r\n", "\n")
+    run = replace(run, scenario=run.scenario.replace("\r\n", "\n"))
     try:
-        shared, created = share(scenario=settings.scenario, node=settings.node, gates=settings.gates)
-    except ShareError as exc:
+        shared, created = share(run)
+    except SettingsError as exc:
         return _share_refused(request, exc.message, exc.status)
     if not request.htmx:
         response = redirect("shared", share_id=shared.id)
@@ -157,9 +159,8 @@ def api_share(request):
         response["Retry-After"] = str(wait)
         return response
     try:
-        run = read_api_body(request, body)
-        shared, created = share(scenario=run.scenario, node=run.node, gates=run.gates)
-    except ShareError as exc:
+        shared, created = share(read_api_body(request, body))
+    except SettingsError as exc:
         return _api_error(exc.message, exc.status)
     data = {"id": shared.id, **_links(request, shared), "created": created}
     response = JsonResponse(data, status=201)
@@ -179,6 +180,7 @@ def api_shared(request, share_id: str):
         "scenario": shared.scenario,
         "node": shared.node,
         "gates": shared.gates,
+        "versions": shared.versions,
         "version": shared.version,
         "created": shared.created.isoformat(),
     }

@@ -8,9 +8,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from allocator import panel_status_writers
-from allocator.forms import PlaygroundForm, json_form_data
 from allocator.fairness import Throttled
-from allocator.sharing import ShareError
+from allocator.forms import FormError, PlaygroundForm, json_form_data
+from allocator.sharing import client_address
 from allocator.worker import run_bounded
 
 
@@ -19,18 +19,18 @@ def status_writers(request):
     # the page's script sends its forms as JSON (htmx json-form); without JavaScript, a plain POST
     try:
         data = json_form_data(request.body) if request.content_type == "application/json" else request.POST
-    except ShareError as exc:
+    except FormError as exc:
         return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
     form = PlaygroundForm(data, request.FILES)
     form.is_valid()  # every field is optional; a bad one is left out of cleaned_data
-    settings = form.run_request()
+    run = form.run_settings().admitted(client_address(request))
     try:
-        scenario, outcome = run_bounded(settings)
+        scenario, outcome = run_bounded(run)
     except Throttled as exc:
         response = HttpResponse(exc.message, status=429, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(exc.retry_after)
         return response
-    view = panel_status_writers.build(outcome, scenario, settings, panel_status_writers.Identity.from_data(data))
+    view = panel_status_writers.build(outcome, scenario, run, panel_status_writers.Identity.from_data(data))
     if view is None:
         return HttpResponse("No claim is allocated: there is no status to write.", status=404,
                             content_type="text/plain; charset=utf-8")

@@ -15,12 +15,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from allocator import compare as comparing
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.models import SharedWorkshop
-from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, load_json, rate_limited
+from allocator.sharing import MAX_SHARE_BYTES, ShareError, client_address, fragment, load_json, rate_limited
 from allocator.pages import rate_message, render_run
 from allocator.workshops import library, markdown
 from allocator.workshops.lint import check_lesson
 from allocator.workshops.model import Workshop, parse_workshop
-from allocator.workshops.playground import run_in_worker, run_request_for, variant_from_form
+from allocator.workshops.playground import LintRuns, run_in_worker, run_request_for, variant_from_form
 from allocator.workshops.store import WorkshopRefused, share_workshop
 
 
@@ -171,7 +171,7 @@ def _check(request, source: Source, number: int):
         form = request.POST
     except RequestDataTooBig:
         form = {}
-    variant = variant_from_form(form)
+    variant = variant_from_form(form, client=client_address(request))
     results, _ = check_lesson(lesson, variant, run=run_in_worker)
     # (the rooms hook goes here: the attendee's results are posted to the room, issue 22 item 6)
     if request.htmx:
@@ -292,7 +292,7 @@ def _comparison(request, a, b) -> dict:
     sides = []
     outcomes = []
     for label, variant in (("A", a), ("B", b)):
-        scenario, outcome = run_in_worker(variant)
+        scenario, outcome = run_in_worker(variant.admitted(client_address(request)))
         outcomes.append(outcome)
         stateless = fragment(run_request_for(variant))
         sides.append({"label": label, "variant": variant, "settings": run_request_for(variant),
@@ -364,7 +364,7 @@ def workshop_share(request):
                            retry_after=wait)
     text = form.get("workshop", "")
     try:
-        row, _ = share_workshop(text)
+        row, _ = share_workshop(text, run=LintRuns(text, client_address(request)))
     except WorkshopRefused as exc:
         return _share_page(request, text=text, problems=exc.problems, message=exc.message, status=400)
     except ShareError as exc:
@@ -402,7 +402,7 @@ def api_workshop_share(request):
         return response
     try:
         text = _api_text(request, body)
-        row, created = share_workshop(text)
+        row, created = share_workshop(text, run=LintRuns(text, client_address(request)))
     except WorkshopRefused as exc:
         return _api_error(exc.message, 400, problems=[p.as_dict() for p in exc.problems])
     except ShareError as exc:

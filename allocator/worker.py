@@ -2,7 +2,8 @@
 is killed when it overruns its time, so no scenario can hold a server process or its memory.
 
 `run_bounded(run)` is the one entry point for views. It answers from the results cache
-when the same input (and the same engine version) ran before, anywhere the cache is shared.
+when the same input (and the same engine version) ran before, anywhere the cache is shared,
+and admits every other run by the client its RunSettings carries (allocator.fairness).
 
 The worker side imports no Django; the parent side reads Django settings only when used.
 """
@@ -22,10 +23,10 @@ import time
 import traceback
 from typing import NamedTuple
 
-from allocator import runs
+from allocator import run_settings
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
-from allocator.runs import RunRequest, run_request
+from allocator.run_settings import RunSettings, run_in_process
 from allocator.version import VERSION
 
 logger = logging.getLogger("allocator.worker")
@@ -53,9 +54,9 @@ def gave_up(reason: str) -> Outcome:
 
 # ---- worker process side -------------------------------------------------------------
 
-def _run_one(run: RunRequest) -> bytes:
+def _run_one(run: RunSettings) -> bytes:
     try:
-        scenario, outcome = run_request(run)
+        scenario, outcome = run_in_process(run)
         return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
         raise
@@ -66,7 +67,7 @@ def _run_one(run: RunRequest) -> bytes:
 
 
 def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
-    """Worker loop: receive RunRequest, send back ("ok", job(run)) until the pipe closes."""
+    """Worker loop: receive RunSettings, send back ("ok", job(run)) until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a dev server stops the parent only
     gc.freeze()  # the engine's modules and tables stay for the process: no collection walks them
     if niceness:
@@ -137,7 +138,7 @@ class _Worker:
 class WorkerPool:
     """Up to `size` worker processes, started on demand and reused; one run per worker at a time.
 
-    `job` is the module-level function a worker applies to each RunRequest; it returns bytes.
+    `job` is the module-level function a worker applies to each RunSettings; it returns bytes.
     """
 
     def __init__(self, *, size: int = DEFAULT_WORKERS, timeout: float = DEFAULT_TIMEOUT,
@@ -177,7 +178,7 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, run: RunRequest, *, heavy: bool = False) -> Ran:
+    def run(self, run: RunSettings, *, heavy: bool = False) -> Ran:
         """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
         recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
         runs at a lower CPU priority."""
@@ -191,7 +192,7 @@ class WorkerPool:
             if heavy:
                 self._heavy_slots.release()
 
-    def _run(self, run: RunRequest, waited_until: float, heavy: bool) -> Ran:
+    def _run(self, run: RunSettings, waited_until: float, heavy: bool) -> Ran:
         if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
             raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
         try:
@@ -262,27 +263,38 @@ def warm_up() -> None:
         get_pool().warm()
 
 
-def result_key(run: RunRequest) -> str:
+def result_key(run: RunSettings) -> str:
     """Cache key: the engine version plus the digest of everything a run depends on.
     The scenario may be text or the raw bytes of a request body."""
     scenario = run.scenario
     raw = scenario if isinstance(scenario, bytes) else scenario.encode("utf-8", "surrogatepass")
-    head = json.dumps({"node": run.node, "gates": run.gates}, sort_keys=True, separators=(",", ":"))
+    head = {"node": run.node, "gates": run.gates}
+    if run.versions:  # keys of runs without versions (or a what-if) stay as they were
+        head["versions"] = run.versions
+    if run.what_if is not None:
+        head["whatIf"] = run.what_if.as_key()
+    head = json.dumps(head, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(head.encode("utf-8") + b"\0" + raw).hexdigest()
     return f"run:{VERSION}:{digest}"
 
 
-def run_bounded(run: RunRequest, *, client: str | None = None) -> tuple[Scenario | None, Outcome]:
+class NotAdmitted(TypeError):
+    """A run whose settings name no client: a caller forgot to admit it (a bug, not input)."""
+
+
+def run_bounded(run: RunSettings) -> tuple[Scenario | None, Outcome]:
     """One allocation run for a view: cached by content, else in a worker process with a time
     and memory limit. Returns (scenario without its source index, outcome), as
-    `runs.run_request` does; the scenario is None when a bound stopped the run.
+    `run_settings.run_in_process` does; the scenario is None when a bound stopped the run.
 
     Only answers that do not depend on how busy the server was are cached: a run that reached
     the engine's wall-clock limit (or was killed at the worker's) might finish on a quieter
     machine, so it runs again next time; a step-limit give-up is the same on any machine.
 
-    `client` (an address) gets a fair share of the workers (allocator.fairness): over its limits
-    the run is refused with `Throttled`; a cached answer is served all the same.
+    The run's client (`RunSettings.client`, an address; `run_settings.UNCOUNTED` for runs no request
+    asked for) gets a fair share of the workers (allocator.fairness): over its limits the run is
+    refused with `Throttled`; a cached answer is served all the same. Settings without a client are
+    refused with `NotAdmitted`: every path in must say whose run it is.
 
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
@@ -290,6 +302,9 @@ def run_bounded(run: RunRequest, *, client: str | None = None) -> tuple[Scenario
 
     from allocator import fairness, safe_cache
 
+    if run.client is None:
+        raise NotAdmitted("run settings without a client: admit the run (RunSettings.admitted) before running it")
+    client = run.client
     key = result_key(run)
     cached = safe_cache.get(key)
     if cached is not None:
@@ -322,4 +337,4 @@ def _met_time_limit(ran: Ran, outcome: Outcome) -> bool:
         return True
     if not ran.finished or outcome.outcome == INVALID:
         return False
-    return ran.seconds is None or ran.seconds >= runs.WEB_TIME_LIMIT
+    return ran.seconds is None or ran.seconds >= run_settings.WEB_TIME_LIMIT

@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "allocator.middleware.RequestBodyMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # A run refused by its client's limits, from any view: 429 with Retry-After.
+    "allocator.admission.ThrottledMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"

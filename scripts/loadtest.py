@@ -22,6 +22,8 @@ Other modes (each starts its own server; see the README's "Load test" for figure
         allocations are timed (no proxy in front, as in the README's classroom mode)
     --redis-outage                                  (mixed mode, with --redis) stop Redis at 1/3 of the
         run and start it again at 2/3: every request must still be answered without a 5xx
+    --mode paths --noisy-target check|compare|lint [--noisy 8]   as noisy, the attackers posting the worst
+        search to a workshop Check, to /compare, or as workshops to share (every lesson linted)
     --own-services                                  start a throwaway PostgreSQL and redis-server on free
         ports instead of using the ones at --database-url / --redis-url
 """
@@ -134,7 +136,7 @@ class Server:
             self.env.pop("REDIS_URL", None)
         if args.mode == "slowloris":
             self.env["PROXY_COUNT"] = "0"  # the classroom mode: clients connect directly
-        if args.mode == "noisy":
+        if args.mode in ("noisy", "paths"):
             self.env["ALLOCATOR_WORKERS"] = "2"  # the default: half of them may take long runs
         if getattr(args, "fairness", "on") == "off":
             self.env.update({"ALLOCATOR_RUNS_PER_CLIENT": "0", "ALLOCATOR_SLOW_RUNS": "0/1"})
@@ -803,7 +805,9 @@ def print_markdown(result: dict):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", choices=["mixed", "noisy", "slowloris"], default="mixed")
+    parser.add_argument("--mode", choices=["mixed", "noisy", "slowloris", "paths"], default="mixed")
+    parser.add_argument("--noisy-target", choices=["check", "compare", "lint"], default="check",
+                        help="paths mode: where the attackers post the worst search")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
@@ -850,6 +854,9 @@ def main(argv=None) -> int:
             elif args.mode == "slowloris":
                 print(f"slowloris on 127.0.0.1:{server.port} ...", flush=True)
                 result = run_slowloris(args, server)
+            elif args.mode == "paths":
+                print(f"{args.noisy} attackers on {args.noisy_target}, 127.0.0.1:{server.port} ...", flush=True)
+                result = run_paths(args, server)
             else:
                 print(f"gunicorn on 127.0.0.1:{server.port}, {args.clients} clients for {args.duration:g} s ...",
                       flush=True)
@@ -917,6 +924,85 @@ def outage_report(run: Run) -> dict:
     return {"stopped_at_s": stopped and round(stopped, 1), "started_at_s": started and round(started, 1),
             "requests_during": len(during), "statuses_during": dict(sorted(statuses.items())),
             "5xx_during": sum(v for k, v in statuses.items() if k.startswith("5"))}
+
+
+# ---- paths: attackers on the workshop Check, compare and the workshop-share lint (issue 27 items 3-4) ----
+#
+#     --mode paths --noisy-target check|compare|lint [--noisy 8] [--fairness on|off]
+#
+# 8 clients post the worst search through another path than the API while the victim of noisy mode
+# times small allocations; every path goes through the same per-client admission.
+
+SHIPPED_LESSON = "/workshops/dra-in-90-minutes/1"
+
+
+def _csrf(port, address, path) -> dict:
+    _, _, headers = request(port, "GET", path, headers={"X-Forwarded-For": address})
+    token = re.search(r"csrftoken=([^;]+)", headers.get("Set-Cookie") or "").group(1)
+    return {"Content-Type": "application/x-www-form-urlencoded", "X-CSRFToken": token,
+            "Cookie": f"csrftoken={token}", "X-Forwarded-For": address}
+
+
+def _compare_link(a: str, b: str) -> str:
+    import base64
+    import zlib
+
+    data = {"v": 1, "a": {"node": "", "scenario": a}, "b": {"node": "", "scenario": b}}
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = packer.compress(json.dumps(data).encode()) + packer.flush()
+    return base64.urlsafe_b64encode(packed).decode().rstrip("=")
+
+
+def _lint_workshop(n: int, lessons: int = 4) -> str:
+    """A workshop whose every lesson starts with the worst search; new content each time (no digest hit)."""
+    body = "\n".join("    " + line for line in EXPLOSION.splitlines())
+    parts = [f"title: Attack {n} {secrets.token_hex(4)}\nlessons:\n"]
+    for i in range(lessons):
+        parts.append(f"- title: Lesson {i}\n  task: t\n  scenario: |\n{body}\n  checks:\n"
+                     f"  - outcome: allocated\n    message: m\n  solution: {{node: worker-1}}\n")
+    return "".join(parts)
+
+
+def path_attacker(port, timings, phase_of, stop, address, target):
+    headers = _csrf(port, address, SHIPPED_LESSON) if target == "check" else {}
+    n = 0
+    while not stop.is_set():
+        n += 1
+        if target == "check":
+            body = urllib.parse.urlencode({"scenario": EXPLOSION, "node": ""})
+            timed(timings, phase_of(), "attacker: worst search (Check)", port, "POST", SHIPPED_LESSON + "/check",
+                  body, headers)
+        elif target == "compare":
+            link = _compare_link(EXPLOSION, EXPLOSION + f"# b {n}\n")
+            timed(timings, phase_of(), "attacker: worst search (compare)", port, "GET", f"/compare?c={link}",
+                  None, {"X-Forwarded-For": address})
+        else:
+            timed(timings, phase_of(), "attacker: worst-search workshop (share lint)", port, "POST",
+                  "/api/v1/workshops", _lint_workshop(n).encode(),
+                  {"Content-Type": "application/yaml", "X-Forwarded-For": address}, timeout=120)
+
+
+def run_paths(args, server) -> dict:
+    timings = Timings()
+    stop = threading.Event()
+    phase = {"name": "alone"}
+    phase_of = lambda: phase["name"]  # noqa: E731
+    victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
+    victim.start()
+    time.sleep(args.warmup)
+    phase["name"] = f"with {args.noisy} on {args.noisy_target}"
+    addresses = max(1, args.noisy_addresses or args.noisy)
+    attackers = [threading.Thread(target=path_attacker, daemon=True, args=(
+        server.port, timings, phase_of, stop, f"198.18.6.{i % addresses + 1}", args.noisy_target))
+        for i in range(args.noisy)]
+    for thread in attackers:
+        thread.start()
+    time.sleep(args.duration)
+    stop.set()
+    for thread in [victim, *attackers]:
+        thread.join(130)
+    return {"mode": "paths", "target": args.noisy_target, "attackers": args.noisy, "attacker_addresses": addresses,
+            "fairness": args.fairness, "timings": timings.table()}
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from django.core.cache import cache, caches
 
 from allocator import gallery, worker
 from allocator.engine.run import UNSATISFIABLE
-from allocator.runs import RunRequest, run_request
+from allocator.run_settings import UNCOUNTED, RunSettings, run_in_process
 from allocator.worker import WorkerPool, gave_up, result_key, run_bounded
 from tests.redis_server import redis_cache_settings, redis_server  # noqa: F401 (a fixture)
 
@@ -47,14 +47,14 @@ def message(payload: bytes) -> str:
 
 def example_settings(slug):
     example = gallery.get(slug)
-    return RunRequest(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
+    return RunSettings(scenario=example.scenario, node=example.node or "", gates=example.component_gates())
 
 
 @pytest.mark.parametrize("slug", ["simple-gpu", "partitionable-devices", "compatibility-groups", "version-skew"])
 def test_bounded_runs_answer_as_direct_runs_do(slug):
     settings = example_settings(slug)
-    scenario, outcome = run_bounded(settings)
-    direct_scenario, direct = run_request(settings)
+    scenario, outcome = run_bounded(settings.admitted(UNCOUNTED))
+    direct_scenario, direct = run_in_process(settings)
     assert (outcome.outcome, outcome.node, outcome.message) == (direct.outcome, direct.node, direct.message)
     assert outcome.claims == direct.claims and outcome.explanation == direct.explanation
     assert scenario.loaded is None and [c.key for c in scenario.claims] == [c.key for c in direct_scenario.claims]
@@ -63,13 +63,13 @@ def test_bounded_runs_answer_as_direct_runs_do(slug):
 
 def test_a_second_identical_run_comes_from_the_cache(monkeypatch):
     settings = example_settings("simple-gpu")
-    first = run_bounded(settings)[1]
+    first = run_bounded(settings.admitted(UNCOUNTED))[1]
 
     def no_pool():
         raise AssertionError("the cache should have answered")
 
     monkeypatch.setattr(worker, "get_pool", no_pool)
-    again = run_bounded(RunRequest(scenario=settings.scenario, node=settings.node, gates=settings.gates))[1]
+    again = run_bounded(RunSettings(scenario=settings.scenario, node=settings.node, gates=settings.gates).admitted(UNCOUNTED))[1]
     assert again.outcome == first.outcome and again.claims == first.claims
     assert cache.get(result_key(settings)) is not None
 
@@ -81,7 +81,7 @@ def test_hostile_input_through_the_real_engine_is_an_answer_not_a_crash():
         for i in range(9)
     )
     started = time.monotonic()
-    _, outcome = run_bounded(RunRequest(scenario=bomb))
+    _, outcome = run_bounded(RunSettings(scenario=bomb).admitted(UNCOUNTED))
     assert outcome.outcome == "invalid" and time.monotonic() - started < 10
 
 
@@ -89,12 +89,12 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     try:
         started = time.monotonic()
-        payload, finished, *_ = pool.run(RunRequest(scenario="x"))
+        payload, finished, *_ = pool.run(RunSettings(scenario="x"))
         assert not finished and time.monotonic() - started < 5
         assert "stopped after 0.5 s" in message(payload)
         assert pickle.loads(payload)[1].outcome == UNSATISFIABLE
         pool.job, pool.timeout = echo, 10  # a fresh worker may take over 0.5 s to start on a busy machine
-        payload, finished, *_ = pool.run(RunRequest(scenario="after"))
+        payload, finished, *_ = pool.run(RunSettings(scenario="after"))
         assert finished and message(payload) == "search gave up: echo after"
         assert pool.started == 2
     finally:
@@ -104,7 +104,7 @@ def test_a_run_over_its_time_is_killed_and_the_next_run_gets_a_fresh_worker():
 def test_a_run_over_its_memory_is_stopped():
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     try:
-        payload, finished, *_ = pool.run(RunRequest(scenario="x"))
+        payload, finished, *_ = pool.run(RunSettings(scenario="x"))
         assert not finished and "more than 256 MiB of memory" in message(payload)
     finally:
         pool.close()
@@ -113,10 +113,10 @@ def test_a_run_over_its_memory_is_stopped():
 def test_a_worker_that_dies_is_replaced():
     pool = WorkerPool(size=1, timeout=5, job=crash)
     try:
-        payload, finished, *_ = pool.run(RunRequest(scenario="x"))
+        payload, finished, *_ = pool.run(RunSettings(scenario="x"))
         assert not finished
         pool.job = echo
-        assert pool.run(RunRequest(scenario="y"))[1]
+        assert pool.run(RunSettings(scenario="y"))[1]
     finally:
         pool.close()
 
@@ -125,7 +125,7 @@ def test_workers_are_reused_between_runs():
     pool = WorkerPool(size=2, timeout=5, job=echo)
     try:
         for i in range(5):
-            assert message(pool.run(RunRequest(scenario=str(i)))[0]) == f"search gave up: echo {i}"
+            assert message(pool.run(RunSettings(scenario=str(i)))[0]) == f"search gave up: echo {i}"
         assert pool.started == 1
     finally:
         pool.close()
@@ -136,7 +136,7 @@ def test_warming_starts_a_worker_that_the_first_run_uses():
     try:
         pool.warm()
         assert pool.started == 1 and pool._idle[0].process.is_alive()
-        pool.run(RunRequest(scenario="first"))
+        pool.run(RunSettings(scenario="first"))
         assert pool.started == 1
     finally:
         pool.close()
@@ -146,11 +146,11 @@ def test_when_every_worker_is_busy_a_request_waits_then_gives_up_without_caching
     pool = WorkerPool(size=1, timeout=5, queue_wait=0.2, job=nap)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        busy = threading.Thread(target=pool.run, args=(RunRequest(scenario="1.5"),))
+        busy = threading.Thread(target=pool.run, args=(RunSettings(scenario="1.5"),))
         busy.start()
         time.sleep(0.3)
-        settings = RunRequest(scenario="0")
-        scenario, outcome = run_bounded(settings)
+        settings = RunSettings(scenario="0")
+        scenario, outcome = run_bounded(settings.admitted(UNCOUNTED))
         assert scenario is None and "stayed busy" in outcome.message
         assert cache.get(result_key(settings)) is None
         busy.join()
@@ -161,7 +161,7 @@ def test_when_every_worker_is_busy_a_request_waits_then_gives_up_without_caching
 def test_inline_isolation_runs_in_this_process(settings, monkeypatch):
     settings.ALLOCATOR_ISOLATION = "inline"
     monkeypatch.setattr(worker, "get_pool", lambda: pytest.fail("no worker process in inline mode"))
-    assert run_bounded(example_settings("simple-gpu"))[1].outcome == "allocated"
+    assert run_bounded(example_settings("simple-gpu").admitted(UNCOUNTED))[1].outcome == "allocated"
 
 
 def test_results_and_rate_limits_are_shared_through_redis(settings, rf, redis_server):
@@ -175,7 +175,7 @@ def test_results_and_rate_limits_are_shared_through_redis(settings, rf, redis_se
     try:
         assert redis_cache.__class__.__name__ == "RedisCache"
         run = example_settings("simple-gpu")
-        assert run_bounded(run)[1].outcome == "allocated"
+        assert run_bounded(run.admitted(UNCOUNTED))[1].outcome == "allocated"
         stored = redis_cache.get(result_key(run))
         assert stored is not None and pickle.loads(stored)[1].node == "worker-1"
         settings.SHARE_RATE_LIMIT = "2/600"
@@ -212,22 +212,22 @@ def inline(settings):
 
 
 def test_a_search_stopped_by_the_wall_clock_is_not_cached(inline, monkeypatch):
-    from allocator import runs as playground
+    from allocator import run_settings as playground
 
     monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.3)
     monkeypatch.setattr(playground, "WEB_MAX_STEPS", 10**9)
-    settings = RunRequest(scenario=explosion(), node="n1")
-    _, outcome = run_bounded(settings)
+    settings = RunSettings(scenario=explosion(), node="n1")
+    _, outcome = run_bounded(settings.admitted(UNCOUNTED))
     assert "time limit reached" in outcome.message
     assert cache.get(result_key(settings)) is None, "on a quieter machine the same search may finish"
 
 
 def test_a_search_stopped_by_its_step_budget_is_cached(inline, monkeypatch):
-    from allocator import runs as playground
+    from allocator import run_settings as playground
 
     monkeypatch.setattr(playground, "WEB_MAX_STEPS", 2000)
-    settings = RunRequest(scenario=explosion(), node="n1")
-    _, outcome = run_bounded(settings)
+    settings = RunSettings(scenario=explosion(), node="n1")
+    _, outcome = run_bounded(settings.admitted(UNCOUNTED))
     assert "search gave up after 2000 steps" in outcome.message
     assert cache.get(result_key(settings)) is not None, "a step budget gives up the same way on any machine"
 
@@ -236,8 +236,8 @@ def test_a_run_killed_at_the_workers_time_limit_is_not_cached(monkeypatch):
     pool = WorkerPool(size=1, timeout=0.5, job=sleep_forever)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        settings = RunRequest(scenario="slow")
-        _, outcome = run_bounded(settings)
+        settings = RunSettings(scenario="slow")
+        _, outcome = run_bounded(settings.admitted(UNCOUNTED))
         assert "stopped after 0.5 s" in outcome.message
         assert cache.get(result_key(settings)) is None
     finally:
@@ -248,8 +248,8 @@ def test_a_run_stopped_by_its_memory_limit_is_kept_briefly(monkeypatch):
     pool = WorkerPool(size=1, timeout=20, memory_mb=256, job=eat_memory)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        settings = RunRequest(scenario="hungry")
-        _, outcome = run_bounded(settings)
+        settings = RunSettings(scenario="hungry")
+        _, outcome = run_bounded(settings.admitted(UNCOUNTED))
         assert "more than 256 MiB" in outcome.message
         assert cache.get(result_key(settings)) is not None
     finally:
@@ -259,13 +259,13 @@ def test_a_run_stopped_by_its_memory_limit_is_kept_briefly(monkeypatch):
 def test_a_slow_run_that_finished_is_cached_only_under_the_time_limit(monkeypatch):
     pool = WorkerPool(size=1, timeout=5, job=nap)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
-    from allocator import runs as playground
+    from allocator import run_settings as playground
 
     monkeypatch.setattr(playground, "WEB_TIME_LIMIT", 0.5)
     try:
-        quick, slow = RunRequest(scenario="0"), RunRequest(scenario="0.7")
-        run_bounded(quick)
-        run_bounded(slow)
+        quick, slow = RunSettings(scenario="0"), RunSettings(scenario="0.7")
+        run_bounded(quick.admitted(UNCOUNTED))
+        run_bounded(slow.admitted(UNCOUNTED))
         assert cache.get(result_key(quick)) is not None
         assert cache.get(result_key(slow)) is None, "a run past the engine's deadline may have given up on load"
     finally:
@@ -279,10 +279,27 @@ def report_niceness(settings):
 def test_heavy_runs_go_to_worker_processes_of_lower_cpu_priority():
     pool = WorkerPool(size=2, timeout=10, job=report_niceness)
     try:
-        normal = message(pool.run(RunRequest(scenario="a")).payload)
-        heavy = message(pool.run(RunRequest(scenario="b"), heavy=True).payload)
+        normal = message(pool.run(RunSettings(scenario="a")).payload)
+        heavy = message(pool.run(RunSettings(scenario="b"), heavy=True).payload)
         assert int(heavy.split()[-1]) == int(normal.split()[-1]) + worker.HEAVY_NICENESS
-        assert message(pool.run(RunRequest(scenario="c")).payload) == normal, "normal runs keep their priority"
+        assert message(pool.run(RunSettings(scenario="c")).payload) == normal, "normal runs keep their priority"
         assert pool.started == 2
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("table", ["gates.json", "statusauth/bootstrap.json"])
+def test_a_change_of_a_table_the_engine_reads_is_a_new_version_so_the_cache_misses(tmp_path, table):
+    """The results cache is keyed by the engine's version: a new gate table (or bootstrap roles)
+    must not be answered from results of the old one."""
+    import shutil
+
+    from allocator import version
+
+    engine = tmp_path / "engine"
+    shutil.copytree(version.ENGINE_DIR, engine, ignore=shutil.ignore_patterns("__pycache__"))
+    before = version.engine_fingerprint(engine)
+    assert before == version.ENGINE
+    path = engine / table
+    path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert version.engine_fingerprint(engine) != before

@@ -169,6 +169,9 @@ DEFAULT_MIN_COMPAT = _version(VERSIONS["defaultMinCompatibilityVersion"])[:2]
 # Versions a user can pick (the page's control): the allowed range.
 EMULATED_CHOICES = tuple(_show((BINARY[0], m)) for m in range(BINARY[1], EMULATION_FLOOR[1] - 1, -1))
 
+# Every gate the table holds, by name: the shown ones and those only related to them.
+KNOWN_GATES: dict[str, GateInfo] = dict(_ALL)
+
 # Shown gates in the order of the page: the playground's DRA gates first, then what they depend on.
 # The related gates are known (they can be set, and their dependencies are checked) but not shown.
 GATES: dict[str, GateInfo] = dict(sorted(((n, g) for n, g in _ALL.items() if g.role != "related"),

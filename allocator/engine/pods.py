@@ -55,14 +55,13 @@ from allocator.engine.outcome import fatal_problem, output_claim
 from allocator.engine.pools import PoolGatherError, SliceIndex
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.results import build_allocation
-from allocator.engine.run import (
+from allocator.engine.outcome import NodeVerdict, Outcome
+from allocator.engine.run_common import (
     ALLOCATED,
     DEFAULT_MAX_STEPS,
     DEFAULT_TIME_LIMIT,
     INVALID,
     UNSATISFIABLE,
-    NodeVerdict,
-    Outcome,
     candidate_nodes,
     node_for,
     unknown_node,

@@ -23,6 +23,7 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
         "problems": [p.as_dict() for p in outcome.problems],
         "warnings": [p.as_dict() for p in outcome.warnings],
         "nodes": [v.as_dict() for v in outcome.verdicts],
+        "candidateNodes": list(outcome.candidate_nodes),  # every node the scenario names: what --node may pick
     }
     if with_explanation:
         data["explanation"] = with_steps(outcome.explanation)

@@ -21,41 +21,24 @@ from allocator.engine.cycle import (
 )
 from allocator.engine.explanation import AllocatorVariant, Explanation
 from allocator.engine.gates import STABLE, AllocatorFeatures, ComponentGates
-from allocator.engine.objects import Node
 from allocator.engine.outcome import NodeVerdict, Outcome, fatal_problem, output_claim, with_kubelet_answer
 from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
-from allocator.engine.problems import GATES_REFUSED, POOL_ORDER, UNKNOWN_NODE, WARNING, Problem
+from allocator.engine.problems import GATES_REFUSED, POOL_ORDER, WARNING, Problem
 from allocator.engine.results import build_allocation
+from allocator.engine.run_common import (  # noqa: F401 (ALLOCATED, ... are the engine's names for them)
+    ALLOCATED,
+    DEFAULT_TIME_LIMIT,
+    INVALID,
+    UNSATISFIABLE,
+    candidate_nodes,
+    node_for,
+    unknown_node,
+)
 from allocator.engine.scenario import Scenario, read_scenario
 from allocator.engine.statusauth.outcome import run_status_writers
 from allocator.engine.vocabulary import OutcomeKind
 
-ALLOCATED, UNSATISFIABLE, INVALID = OutcomeKind.ALLOCATED, OutcomeKind.UNSATISFIABLE, OutcomeKind.INVALID
 EXIT_CODES = {kind: kind.exit_code for kind in OutcomeKind}
-
-DEFAULT_TIME_LIMIT = 5.0  # seconds in all; the scheduler itself allows 10 s per node
-
-
-def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
-    """Every node named in the scenario (Node objects and slices' nodeName), in name order."""
-    return sorted(set(scenario.nodes) | index.node_names())
-
-
-def unknown_node(scenario: Scenario, index: SliceIndex, node_name: str | None) -> Problem | None:
-    """A warning when the node asked for is named nowhere in the scenario: it is tried as a node
-    without labels, so only slices for all nodes or selected by labels could serve it."""
-    known = candidate_nodes(scenario, index)
-    if not node_name or node_name in known:
-        return None
-    where = f"the nodes it names are {', '.join(known)}" if known else "it names no node"
-    return Problem(
-        f"node {node_name} is not in the scenario ({where}): it is tried as a node without labels, "
-        "so only devices in slices for all nodes can be allocated", severity=WARNING, code=UNKNOWN_NODE)
-
-
-def node_for(scenario: Scenario, name: str) -> Node:
-    node = scenario.nodes.get(name)
-    return node if node is not None else Node(name=name, synthetic=True)
 
 
 def _invalid(problems: list, warnings: list, pending: list, *, message: str | None = None,

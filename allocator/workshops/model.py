@@ -9,12 +9,13 @@
       node: worker-1     # optional; "" tries every node
       gates: {DRADeviceCompatibilityGroups: true}       # every component
       componentGates: {scheduler: {DRADeviceCompatibilityGroups: false}}
+      versions: {emulated: "1.36"}   # every component; componentVersions: {scheduler: {...}}
       scenario: |        # the starting scenario
       checks:            # see checks.py for every kind
       - outcome: allocated
         message: shown when this check fails
       hints: [one at a time]
-      solution: {patch: [...], node: ..., gates: ..., componentGates: ...}   # patches over the start
+      solution: {patch: [...], node: ..., gates: ..., componentGates: ..., versions: ...}   # patches over the start
       compare: {gates: ..., componentGates: ..., scenario: ...}   # optional: open in compare mode
       slug: first-claim  # the lesson's stable id (translations key on it); its number otherwise
       minutes: 8         # the time it takes in class
@@ -30,17 +31,18 @@ per object). Reading a file gives the workshop plus located problems; `lint.py` 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from allocator.engine.gates import COMPONENT_KEYS, GATES
+from allocator import run_settings
+from allocator.run_settings import RunSettings
 from allocator.workshops.checks import parse_check
 from allocator.workshops.patches import PatchError, apply_patches
 from allocator.workshops.source import Located, SourceError, read_located
 
 WORKSHOP_KEYS = {"title", "summary", "lessons", "slug"}
-LESSON_KEYS = {"title", "text", "task", "node", "gates", "componentGates", "scenario", "checks", "hints",
-               "solution", "compare", "slug", "minutes", "editable", "wrong", "lint"}
-VARIANT_KEYS = {"scenario", "node", "gates", "componentGates"}
+LESSON_KEYS = {"title", "text", "task", "scenario", "checks", "hints", "solution", "compare", "slug",
+               "minutes", "editable", "wrong", "lint"} | run_settings.LESSON_KEYS
+VARIANT_KEYS = {"scenario"} | run_settings.LESSON_KEYS
 PATCHED_KEYS = VARIANT_KEYS | {"patch"}
 WRONG_KEYS = PATCHED_KEYS | {"why", "over"}
 LINT_KEYS = {"addClaim"}
@@ -66,13 +68,8 @@ class WorkshopProblem:
         return {"message": self.message, "line": self.line, "lesson": self.lesson}
 
 
-@dataclass(frozen=True)
-class Variant:
-    """A scenario with its node and gates: a lesson's start, its solution, or a compare side."""
-
-    scenario: str
-    node: str = ""
-    gates: dict = field(default_factory=dict)  # component -> {gate: bool}, only values that differ from defaults
+# A lesson's start, its solution, or a compare side: a scenario with its run settings.
+Variant = RunSettings
 
 
 @dataclass(frozen=True)
@@ -147,41 +144,6 @@ class _Reader:
                 self.problem(f"unknown field {key!r} in {what} (expected one of {', '.join(sorted(allowed))})",
                              path + (key,))
 
-    def gates(self, data: dict, path: tuple) -> dict:
-        """`gates` (every component) plus `componentGates` (per component) -> {component: {gate: bool}}."""
-        out: dict = {c: {} for c in COMPONENT_KEYS}
-        uniform = data.get("gates")
-        if uniform is not None:
-            values = self._gate_values(uniform, path + ("gates",))
-            out = {c: dict(values) for c in COMPONENT_KEYS}
-        per = data.get("componentGates")
-        if per is not None:
-            if not isinstance(per, dict):
-                self.problem("componentGates must map a component to {gate: true|false}", path + ("componentGates",))
-            else:
-                for component, values in per.items():
-                    if component not in COMPONENT_KEYS:
-                        self.problem(f"unknown component {component!r} (expected one of {', '.join(COMPONENT_KEYS)})",
-                                     path + ("componentGates", component))
-                        continue
-                    out[component].update(self._gate_values(values, path + ("componentGates", component)))
-        return {c: {g: v for g, v in values.items() if v != GATES[g].default} for c, values in out.items()
-                if any(v != GATES[g].default for g, v in values.items())}
-
-    def _gate_values(self, values, path) -> dict:
-        if not isinstance(values, dict):
-            self.problem("gates must be a mapping of gate: true|false", path)
-            return {}
-        clean = {}
-        for name, value in values.items():
-            if name not in GATES:
-                self.problem(f"unknown feature gate {name!r}", path + (name,))
-            elif not isinstance(value, bool):
-                self.problem(f"gate {name} must be true or false", path + (name,))
-            else:
-                clean[name] = value
-        return clean
-
     def variant(self, data: dict, path: tuple, *, base: Variant | None = None, what: str) -> Variant:
         scenario = data.get("scenario")
         if scenario is None:
@@ -191,12 +153,9 @@ class _Reader:
         elif not isinstance(scenario, str):
             self.problem(f"scenario in {what} must be a block of YAML text (use `scenario: |`)", path + ("scenario",))
             scenario = ""
-        node = self.string(data.get("node"), path + ("node",)) if "node" in data else (base.node if base else "")
-        if "gates" in data or "componentGates" in data or base is None:
-            gates = self.gates(data, path)
-        else:
-            gates = base.gates
-        return Variant(scenario=scenario, node=node, gates=gates)
+        if "node" in data:
+            data = {**data, "node": self.string(data["node"], path + ("node",))}
+        return run_settings.from_lesson(data, self.problem, path, base=base, scenario=scenario)
 
 
 def _patched(reader: _Reader, data: dict, path: tuple, base: Variant, keys: set, what: str) -> dict:

@@ -12,24 +12,24 @@ from allocator.engine.gates import FeatureGates
 from allocator.engine.report import outcome_data
 from allocator.engine.run import allocate_text
 from allocator.engine.scenario import read_scenario
-from allocator.runs import RunRequest, run_request
+from allocator.run_settings import RunSettings, run_in_process
 from tests.conftest import CONFORMANCE_DIR
 
 _SHARE_ID = re.compile(r'"shareID": "[0-9a-f-]{36}"')
 CASES = sorted(p.name for p in CONFORMANCE_DIR.iterdir() if (p / "case.yaml").is_file()) if CONFORMANCE_DIR else []
 
 
-def _answer(text, settings: RunRequest | None = None) -> str:
+def _answer(text, settings: RunSettings | None = None) -> str:
     if settings is None:
         scenario, outcome = allocate_text(text)
     else:
-        scenario, outcome = run_request(dataclasses.replace(settings, scenario=text))
+        scenario, outcome = run_in_process(dataclasses.replace(settings, scenario=text))
     problems = [(p.render(), p.line, p.column) for p in scenario.problems]
     answer = json.dumps([outcome_data(outcome, with_explanation=True), problems], sort_keys=True, default=str)
     return _SHARE_ID.sub('"shareID": "(random)"', answer)  # a new UUID on every run
 
 
-def _fresh(text, settings: RunRequest | None = None) -> str:
+def _fresh(text, settings: RunSettings | None = None) -> str:
     loader.clear_cache()
     try:
         return _answer(text, settings)
@@ -40,7 +40,7 @@ def _fresh(text, settings: RunRequest | None = None) -> str:
 @pytest.mark.parametrize("slug", [example.slug for example in gallery.all_examples()])
 def test_every_example_answers_the_same_from_the_cache(slug):
     example = gallery.get(slug)
-    settings = RunRequest(scenario="", node=example.node or "", gates=example.component_gates())
+    settings = RunSettings(scenario="", node=example.node or "", gates=example.component_gates())
     fresh = _fresh(example.scenario, settings)
     _answer(example.scenario, settings)
 

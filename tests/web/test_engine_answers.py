@@ -129,3 +129,68 @@ def test_the_nodes_offered_on_the_page_are_the_engines_candidate_nodes(client):
     # The CLI and the API try the same nodes, in the same order, when no node is given.
     code, out = cli(str(ROOT / "allocator" / "examples" / "simple-gpu.yaml"), "-o", "json")
     assert [v["node"] for v in json.loads(out)["nodes"]] == engine(gallery.get("simple-gpu").scenario).candidate_nodes
+    # And both name the nodes the page offers, in its order.
+    code, out = cli(str(ROOT / "allocator" / "examples" / "pods.yaml"), "-o", "json")
+    assert json.loads(out)["candidateNodes"] == api(client, example.scenario)["candidateNodes"] == outcome.candidate_nodes
+
+
+def _page_identity_cells(body: str, label: str) -> list[list[str]]:
+    """Per claim table, the what-if identity's cells as the page's panel shows them."""
+    import html
+    import re
+
+    rows = re.findall(r'<tr><th scope="row">' + re.escape(label) + r"</th>(.*?)</tr>", body, re.S)
+    return [[html.unescape(s) for s in re.findall(r"<summary>([^<]*)</summary>", row)] for row in rows]
+
+
+def _api_identity_cells(data: dict) -> list[list[str]]:
+    return [[("allowed" if c["allowed"] else f"refused ({c['status']}, {', '.join(c['failed'])})")
+             for c in claim["cells"] if c["writer"] == "identity"] for claim in data["statusWriters"]["claims"]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("what_if, form", [
+    ({"user": "system:kube-scheduler"}, {"as_user": "system:kube-scheduler"}),
+    ({"serviceAccount": "kube-system/nosy", "node": "worker-1", "verb": "PATCH"},
+     {"as_service_account": "kube-system/nosy", "as_node": "worker-1", "as_verb": "PATCH"}),
+    ({"user": "system:kube-scheduler", "bootstrapRbac": False},
+     {"as_user": "system:kube-scheduler", "no_bootstrap_rbac": "1"}),
+])
+def test_the_api_takes_the_pages_what_if_identity_and_answers_the_same(client, what_if, form):
+    example = gallery.get("granular-status-authorization")
+    body = json.dumps({"scenario": example.scenario, "node": example.node or "", "whatIf": what_if})
+    data = json.loads(client.post("/api/v1/allocate", body, content_type="application/json").content)
+    (identity,) = [w for w in data["statusWriters"]["writers"] if w["key"] == "identity"]
+    answers = _api_identity_cells(data)
+    assert answers and all(answers)
+    page = client.post("/status-writers", {"scenario": example.scenario, "node": example.node or "", **form})
+    assert _page_identity_cells(page.content.decode(), identity["label"]) == answers
+    # The same identity as query parameters, for a YAML body.
+    query = {"user": "asUser", "serviceAccount": "asServiceAccount", "node": "asNode", "verb": "asVerb"}
+    params = "&".join(f"{query[k]}={v}" for k, v in what_if.items() if k in query)
+    params += "&noBootstrapRbac=1" if what_if.get("bootstrapRbac") is False else ""
+    yaml_answer = client.post(f"/api/v1/allocate?{params}", example.scenario, content_type="application/yaml")
+    assert _api_identity_cells(json.loads(yaml_answer.content)) == answers
+
+
+def test_the_bootstrap_roles_decide_the_schedulers_writes():
+    """The what-if cases above differ: with the bootstrap roles the scheduler may allocate, without
+    them it may not (so the comparison between the surfaces is not of two empty answers)."""
+    from allocator.run_settings import RunSettings, WhatIf, run_in_process
+
+    example = gallery.get("granular-status-authorization")
+    answers = []
+    for bootstrap in (True, False):
+        run = RunSettings(example.scenario, node=example.node or "", what_if=WhatIf(user="system:kube-scheduler",
+                                                                                   bootstrap=bootstrap))
+        grid = run_in_process(run)[1].status_writers
+        answers.append([c["allowed"] for claim in grid["claims"] for c in claim["cells"] if c["writer"] == "identity"])
+    assert any(answers[0]) and not any(answers[1])
+
+
+@pytest.mark.django_db
+def test_a_bad_what_if_is_a_400_naming_the_field(client):
+    body = json.dumps({"scenario": "a: 1", "whatIf": {"serviceAccount": "nosy", "verb": "PUT"}})
+    response = client.post("/api/v1/allocate", body, content_type="application/json")
+    assert response.status_code == 400
+    assert json.loads(response.content)["message"] == "whatIf: service account 'nosy': expected namespace/name"

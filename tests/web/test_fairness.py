@@ -6,9 +6,9 @@ import time
 import pytest
 from django.test import Client
 
-from allocator import gallery, runs, safe_cache, worker
+from allocator import gallery, run_settings, safe_cache, worker
 from allocator.fairness import Throttled
-from allocator.runs import RunRequest
+from allocator.run_settings import UNCOUNTED, RunSettings
 from allocator.worker import WorkerPool, run_bounded
 from tests.test_worker import nap
 
@@ -38,7 +38,7 @@ def api(client, scenario, address):
 def test_a_client_may_run_two_allocations_at_a_time_and_others_are_not_held(settings, napping_pool):
     settings.ALLOCATOR_RUNS_PER_CLIENT = 2
     settings.ALLOCATOR_SLOW_RUNS = "0/1"
-    busy = [threading.Thread(target=run_bounded, args=(RunRequest(scenario=f"1.{i}"),), kwargs={"client": "192.0.2.1"})
+    busy = [threading.Thread(target=run_bounded, args=(RunSettings(scenario=f"1.{i}").admitted("192.0.2.1"),))
             for i in range(2)]
     for thread in busy:
         thread.start()
@@ -56,7 +56,7 @@ def test_a_client_may_run_two_allocations_at_a_time_and_others_are_not_held(sett
 
 def test_runs_that_end_at_the_time_limit_are_rate_limited_per_client(settings, napping_pool, monkeypatch):
     settings.ALLOCATOR_SLOW_RUNS = "2/600"
-    monkeypatch.setattr(runs, "WEB_TIME_LIMIT", 0.2)
+    monkeypatch.setattr(run_settings, "WEB_TIME_LIMIT", 0.2)
     client = Client()
     assert api(client, "0.3", "192.0.2.1").status_code == 200
     assert api(client, "0.31", "192.0.2.1").status_code == 200
@@ -74,7 +74,7 @@ def test_runs_that_end_at_the_time_limit_are_rate_limited_per_client(settings, n
 
 def test_a_throttled_client_still_gets_answers_from_the_cache(settings, napping_pool, monkeypatch):
     settings.ALLOCATOR_SLOW_RUNS = "1/600"
-    monkeypatch.setattr(runs, "WEB_TIME_LIMIT", 0.2)
+    monkeypatch.setattr(run_settings, "WEB_TIME_LIMIT", 0.2)
     client = Client()
     assert api(client, "0.01", "192.0.2.2").status_code == 200  # quick: cached
     assert api(client, "0.3", "192.0.2.1").status_code == 200  # slow: counts
@@ -90,11 +90,11 @@ def test_quick_runs_do_not_count_against_the_slow_run_limit(settings, napping_po
 
 def test_run_bounded_raises_throttled_for_the_views(settings, napping_pool, monkeypatch):
     settings.ALLOCATOR_SLOW_RUNS = "1/600"
-    monkeypatch.setattr(runs, "WEB_TIME_LIMIT", 0.2)
-    run_bounded(RunRequest(scenario="0.3"), client="198.51.100.7")
+    monkeypatch.setattr(run_settings, "WEB_TIME_LIMIT", 0.2)
+    run_bounded(RunSettings(scenario="0.3").admitted("198.51.100.7"))
     with pytest.raises(Throttled):
-        run_bounded(RunRequest(scenario="0.01"), client="198.51.100.7")
-    assert run_bounded(RunRequest(scenario="0.01"))[1].message.startswith("search gave up: echo")
+        run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.7"))
+    assert run_bounded(RunSettings(scenario="0.01").admitted(UNCOUNTED))[1].message.startswith("search gave up: echo")
 
 
 def test_the_real_engine_page_still_answers_under_the_limits(settings):
@@ -107,19 +107,20 @@ def test_the_real_engine_page_still_answers_under_the_limits(settings):
 def test_runs_of_a_client_that_met_the_time_limit_leave_workers_for_everyone_else(settings, monkeypatch):
     """8 clients looping on worst-case searches held every worker; a small run waited behind them."""
     settings.ALLOCATOR_SLOW_RUNS = "100/600"
-    monkeypatch.setattr(runs, "WEB_TIME_LIMIT", 0.2)
+    monkeypatch.setattr(run_settings, "WEB_TIME_LIMIT", 0.2)
     pool = WorkerPool(size=2, timeout=10, job=nap)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     try:
-        run_bounded(RunRequest(scenario="0.25"), client="198.51.100.1")  # met the time limit: heavy from now
-        run_bounded(RunRequest(scenario="0.26"), client="198.51.100.2")
-        heavy = [threading.Thread(target=run_bounded, args=(RunRequest(scenario=f"3.0{i}"),),
-                                  kwargs={"client": f"198.51.100.{i + 1}"}) for i in range(2)]
+        run_bounded(RunSettings(scenario="0.25").admitted("198.51.100.1"))  # met the time limit: heavy from now
+        run_bounded(RunSettings(scenario="0.26").admitted("198.51.100.2"))
+        heavy = [threading.Thread(target=run_bounded,
+                                  args=(RunSettings(scenario=f"3.0{i}").admitted(f"198.51.100.{i + 1}"),))
+                  for i in range(2)]
         for thread in heavy:
             thread.start()
         time.sleep(0.3)
         started = time.monotonic()
-        _, outcome = run_bounded(RunRequest(scenario="0.01"), client="198.51.100.9")
+        _, outcome = run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.9"))
         assert outcome.message == "search gave up: echo 0.01"
         assert time.monotonic() - started < 2.0, "a worker was left free for a client in good standing"
         for thread in heavy:

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from allocator import gallery, panels
-from allocator.runs import MAX_SCENARIO_BYTES
+from allocator.run_settings import MAX_SCENARIO_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from bench_allocate import generate  # noqa: E402

@@ -8,7 +8,7 @@ import pytest
 
 from allocator.engine.report import outcome_data
 from allocator.models import SharedScenario
-from allocator.runs import run_request
+from allocator.run_settings import run_in_process
 from allocator.sharing import read_fragment, settings_of
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def _no_share_ids(value):
 
 
 def _answer(run) -> dict:
-    _, outcome = run_request(run)
+    _, outcome = run_in_process(run)
     data = outcome_data(outcome)
     return {"outcome": data["outcome"], "claims": _no_share_ids([c.get("status") for c in data["claims"]]),
             "message": data["message"]}

@@ -10,7 +10,7 @@ from django.test import Client
 
 from allocator import gallery, safe_cache
 from allocator.models import SharedScenario
-from allocator.runs import MAX_SCENARIO_BYTES
+from allocator.run_settings import MAX_SCENARIO_BYTES
 from tests.redis_server import free_port, redis_cache_settings, redis_server  # noqa: F401 (a fixture)
 from tests.web.test_sharing import form_data
 

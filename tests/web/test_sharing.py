@@ -16,10 +16,10 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from allocator import gallery, sharing
+from allocator import gallery, run_settings, sharing
 from allocator.engine.gates import GATES
 from allocator.models import SharedScenario
-from allocator.runs import COMPONENTS, RunRequest
+from allocator.run_settings import COMPONENTS, RunSettings
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, read_fragment, share
 
 pytestmark = pytest.mark.django_db
@@ -96,17 +96,17 @@ def test_ids_are_short_lowercase_base32_of_the_digest(client):
     assert re.fullmatch(r"[a-z2-7]{10}", shared)
     letters = base64.b32encode(bytes.fromhex(row.digest)).decode().lower()
     assert letters.startswith(shared)
-    gates = sharing.full_gates({})
-    assert row.digest == hashlib.sha256(sharing.canonical_content(SIMPLE, "", gates)).hexdigest()
+    gates = run_settings.full_gates({})
+    assert row.digest == hashlib.sha256(sharing.canonical_content(SIMPLE, {"node": "", "gates": gates})).hexdigest()
     assert row.gates == gates
 
 
 def test_an_id_prefix_held_by_other_content_gives_a_longer_id_and_leaves_the_old_row(client):
-    gates = sharing.full_gates({})
-    digest = hashlib.sha256(sharing.canonical_content(SIMPLE, "", gates)).digest()
+    gates = run_settings.full_gates({})
+    digest = hashlib.sha256(sharing.canonical_content(SIMPLE, {"node": "", "gates": gates})).digest()
     prefix = base64.b32encode(digest).decode().lower()[:10]
     squatter = SharedScenario.objects.create(id=prefix, digest="0" * 64, scenario="kind: List\n", gates={}, version="x")
-    row, created = share(scenario=SIMPLE)
+    row, created = share(RunSettings(scenario=SIMPLE))
     assert created and row.id != prefix and row.id.startswith(prefix) and len(row.id) == 16
     squatter.refresh_from_db()
     assert squatter.scenario == "kind: List\n"
@@ -114,7 +114,7 @@ def test_an_id_prefix_held_by_other_content_gives_a_longer_id_and_leaves_the_old
 
 def test_a_racing_identical_share_returns_the_winners_row(monkeypatch):
     """Two identical shares: the other request inserts between this one's lookup and insert."""
-    winner, _ = share(scenario=SIMPLE)
+    winner, _ = share(RunSettings(scenario=SIMPLE))
     real_filter = SharedScenario.objects.filter
     lookups = []
 
@@ -124,7 +124,7 @@ def test_a_racing_identical_share_returns_the_winners_row(monkeypatch):
         return found.none() if len(lookups) == 1 else found
 
     monkeypatch.setattr(SharedScenario.objects, "filter", first_lookup_misses)
-    row, created = share(scenario=SIMPLE)
+    row, created = share(RunSettings(scenario=SIMPLE))
     assert created is False and row.pk == winner.pk
     assert len(lookups) == 2  # the insert failed on the unique digest, the second lookup found the winner
     assert SharedScenario.objects.count() == 1
@@ -140,7 +140,7 @@ def test_concurrent_identical_shares_make_one_row():
     def worker():
         try:
             barrier.wait()
-            row, _ = share(scenario=SIMPLE + "# race\n", node="worker-1")
+            row, _ = share(RunSettings(scenario=SIMPLE + "# race\n", node="worker-1"))
             ids.append(row.id)
         except Exception as exc:  # reported below
             errors.append(exc)
@@ -231,7 +231,7 @@ def test_unknown_links_are_404(client):
 
 
 def test_a_shared_page_from_an_older_playground_says_so(client, settings, tmp_path):
-    row, _ = share(scenario=SIMPLE)
+    row, _ = share(RunSettings(scenario=SIMPLE))
     SharedScenario.objects.filter(pk=row.pk).update(version="k8s-1.36+000000000000")
     settings.TEMPLATES = _templates_with_share_box(settings, tmp_path)
     body = client.get(f"/s/{row.id}").content.decode()
@@ -256,7 +256,7 @@ def test_api_get_returns_the_stored_scenario_and_settings(client):
     (b'{"kind": "List"}', "application/json", "", "application/yaml"),
     (b'{"scenario": 5}', "application/json", "", "must be a string"),
     (b'{"scenario": "a: 1", "gates": {"etcd": {}}}', "application/json", "", "unknown component"),
-    (b'{"scenario": "a: 1", "gates": {"scheduler": {"Nope": true}}}', "application/json", "", "unrecognized"),
+    (b'{"scenario": "a: 1", "gates": {"scheduler": {"Nope": true}}}', "application/json", "", "unknown feature gate"),
     (b'{"scenario": "a: 1", "gates": {"scheduler": {"DRAAdminAccess": 1}}}', "application/json", "", "true or false"),
     (b'{"scenario": "a: 1", "node": "' + b"n" * 300 + b'"}', "application/json", "", "node"),
     (b"a: 1", "application/yaml", "?featureGates=Nope=true", "unrecognized feature gate"),
@@ -411,7 +411,7 @@ def test_share_box_on_the_page_posts_the_form_fields_and_says_what_is_stored(cli
 # ---- fragment links --------------------------------------------------------------------
 
 def test_fragment_links_round_trip_the_settings():
-    settings = RunRequest(scenario=SIMPLE + "# ünïcode\n", node="worker-1",
+    settings = RunSettings(scenario=SIMPLE + "# ünïcode\n", node="worker-1",
                         gates={"scheduler": {"DRAListTypeAttributes": True}, "kubelet": {"DRADeviceTaints": False}})
     value = fragment(settings)
     assert value.startswith("s=") and re.fullmatch(r"s=[A-Za-z0-9_-]+", value)
@@ -422,7 +422,7 @@ def test_fragment_links_round_trip_the_settings():
 def test_fragment_is_raw_deflate_of_json_as_share_js_reads_it():
     import zlib
 
-    value = fragment(RunRequest(scenario="a: 1\n"))[2:]
+    value = fragment(RunSettings(scenario="a: 1\n"))[2:]
     data = json.loads(zlib.decompress(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)), -15))
     assert data["v"] == 1 and data["scenario"] == "a: 1\n" and set(data["gates"]) == set(COMPONENT_KEYS)
 
@@ -432,7 +432,7 @@ def test_large_scenarios_get_no_fragment_link():
 
     rng = random.Random(7)
     noise = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(20000))
-    assert fragment(RunRequest(scenario=f"# {noise}\n")) is None
+    assert fragment(RunSettings(scenario=f"# {noise}\n")) is None
 
 
 def test_hostile_fragments_are_refused():
@@ -488,7 +488,7 @@ def test_a_fragment_link_fills_the_form_and_runs_it(share_page):
 
     example = gallery.get("compatibility-groups")
     gates = {c: {"DRADeviceCompatibilityGroups": True} for c in COMPONENT_KEYS}
-    link = "/#" + fragment(RunRequest(scenario=example.scenario, node="worker-1", gates=gates))
+    link = "/#" + fragment(RunSettings(scenario=example.scenario, node="worker-1", gates=gates))
     share_page.goto(link)
     expect(page_outcome(share_page)).to_contain_text("Allocated on node worker-1", timeout=15_000)
     assert share_page.locator("#scenario").input_value() == example.scenario
@@ -510,7 +510,7 @@ def test_link_without_storing_carries_the_form_as_the_server_reads_it(share_page
     settings = read_fragment(share_page.locator("#share-url").input_value().split("#", 1)[1])
     example = gallery.get("version-skew")
     assert settings.scenario == example.scenario and settings.node == (example.node or "")
-    assert settings.gates == sharing.changed_gates(example.component_gates())
+    assert settings.gates == run_settings.changed_gates(example.component_gates())
     assert SharedScenario.objects.count() == 0
 
 

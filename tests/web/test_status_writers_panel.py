@@ -3,7 +3,7 @@ import pytest
 from django.test import RequestFactory
 
 from allocator import panel_status_writers
-from allocator.runs import RunRequest, run_request
+from allocator.run_settings import RunSettings, run_in_process
 from allocator.views_status_writers import status_writers
 from tests.engine.test_statusauth import EXAMPLE, plugin_scenario
 
@@ -11,8 +11,8 @@ pytestmark = pytest.mark.django_db
 
 
 def view_for(text: str, identity=None, gates=None):
-    settings = RunRequest(scenario=text, gates=gates or {})
-    scenario, outcome = run_request(settings)
+    settings = RunSettings(scenario=text, gates=gates or {})
+    scenario, outcome = run_in_process(settings)
     return panel_status_writers.build(outcome, scenario, settings, identity)
 
 
