@@ -95,7 +95,15 @@ class RequestBodyMiddleware:
         except ValueError:
             return _plain_error(request, 400, "Content-Length is not a number")
         if size > limit:
-            _drain(request._stream, size)
+            if request.content_type == "application/x-www-form-urlencoded":
+                # A plain form's scenario is percent-encoded: say the scenario's own size, not the body's.
+                scenario = _form_field_size(request._stream, size, "scenario")
+                if scenario is not None:
+                    return _oversize(request, f"{scenario:,} bytes ({size:,} bytes as the form sent it, "
+                                              f"URL-encoded, over the {limit:,}-byte limit of a request; "
+                                              f"open it as a file instead)")
+            else:
+                _drain(request._stream, size)
             return _oversize(request, f"{size:,} bytes")
         try:
             body = request.body  # read now: a stalled client times out here, where it can be answered
@@ -123,6 +131,45 @@ def _drain(stream, size: int | None) -> None:
             left -= len(part)
     except OSError:
         pass
+
+
+def _form_field_size(stream, size: int, name: str) -> int | None:
+    """The decoded size in bytes of field `name` in a URL-encoded body, counted as the body is
+    read and dropped (up to DRAIN_BYTES); None when the field was not seen in that part."""
+    left = min(size, DRAIN_BYTES)
+    marker = b"&" + name.encode("ascii") + b"="
+    pending = b"&"  # a field starts the body as if after an `&`; later, a tail a marker may continue
+    mine = False  # whether the bytes being read belong to field `name`
+    found = None
+    raw = escapes = 0
+    try:
+        while left > 0:
+            part = stream.read(min(256 * 1024, left))
+            if not part:
+                break
+            left -= len(part)
+            data, pos = pending + part, 0
+            while True:
+                if mine:
+                    end = data.find(b"&", pos)
+                    stop = len(data) if end < 0 else end
+                    raw += stop - pos
+                    escapes += data.count(b"%", pos, stop)  # %XX is one byte
+                    if end < 0:
+                        pending = b""
+                        break
+                    found, raw, escapes, mine, pos = (found or 0) + raw - 2 * escapes, 0, 0, False, end
+                else:
+                    hit = data.find(marker, pos)
+                    if hit < 0:
+                        pending = data[max(pos, len(data) - len(marker) + 1):]
+                        break
+                    mine, pos = True, hit + len(marker)
+    except OSError:
+        pass
+    if mine:
+        found = (found or 0) + raw - 2 * escapes
+    return found
 
 
 def _read_at_most(stream, limit: int, chunk: int) -> bytes:
