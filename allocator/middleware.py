@@ -1,12 +1,16 @@
 """Content-Security-Policy for every page: scripts from this site only, no inline script,
 and no framing except by the views marked `frameable` (the embed view for docs and slides).
-Request bodies read once, within the limits, before CSRF or a view reads them."""
+Request bodies read once, within the limits, before CSRF or a view reads them. A database
+that cannot be reached is a 503 with Retry-After in the caller's format, not a 500."""
 import io
+import logging
 from functools import wraps
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
+from django.db.utils import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse, UnreadablePostError
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views.decorators.clickjacking import xframe_options_exempt
 
@@ -203,3 +207,45 @@ def _oversize(request, size_text: str):
         return handler(request, size_text)
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 8 * 1024 * 1024
     return _plain_error(request, 413, f"The request body is {size_text}; the limit is {limit:,} bytes.")
+
+
+# ---- the database unreachable ----------------------------------------------------------------
+
+logger = logging.getLogger("allocator.database")
+
+DATABASE_RETRY_SECONDS = 10
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that fails because the database cannot be reached (stopped, restarting, out of
+    connections) answers 503 with Retry-After, in the format its caller reads: JSON for the API,
+    the share box's fragment for htmx, a page otherwise. Pages that need no database (the
+    playground, the examples, the workshops shipped with it) go on serving."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        logger.warning("database unavailable for %s %s: %s: %s", request.method, request.path,
+                       type(exception).__name__, str(exception).strip().splitlines()[0] if str(exception) else "")
+        return database_unavailable(request)
+
+
+def database_unavailable(request):
+    wait = DATABASE_RETRY_SECONDS
+    message = (f"The database is not answering, so shared scenarios and workshops cannot be stored or "
+               f"opened right now. Try again in {wait} seconds.")
+    if request.path_info.startswith("/api/"):
+        response = JsonResponse({"message": message}, status=503)
+    elif getattr(request, "htmx", False):
+        response = render(request, "share_box.html#share-result", {"share_error": message}, status=503)
+    else:
+        response = render(request, "unavailable.html", {"message": message, "retry_after": wait}, status=503)
+    response["Retry-After"] = str(wait)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "allocator.middleware.RequestBodyMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # Last, so it sees the views' exceptions: an unreachable database is a 503, not a 500.
+    "allocator.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
