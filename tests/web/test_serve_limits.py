@@ -40,3 +40,21 @@ def test_the_readme_gives_the_real_body_limit():
     paragraph = readme[readme.index("- **Request bodies**: `Transfer-Encoding: chunked`"):][:400]
     assert f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes" in paragraph
     assert "8 MiB" not in paragraph
+
+
+def test_deep_tagged_yaml_is_an_invalid_answer_never_a_cached_crash(client):
+    """Issue 27 item 2: the worker segfaulted on this; the API answered 200 "search gave up: the
+    run ended its worker process" and cached that for 60 s, a wrong answer for invalid input."""
+    import pickle
+
+    from allocator import safe_cache
+    from allocator.runs import RunRequest
+    from allocator.worker import result_key
+
+    text = "a: " + "!<a,b> [" * 100_000 + "]" * 100_000 + "\n"
+    for _ in range(2):  # the second answer comes from the cache
+        response = client.post("/api/v1/allocate", text, content_type="application/yaml")
+        assert response.status_code == 400
+        assert response.json()["problems"][0]["message"] == "nesting is deeper than 100 levels (line 1)"
+    cached = safe_cache.get(result_key(RunRequest(scenario=text.encode())))
+    assert cached is not None and pickle.loads(cached)[1].outcome == "invalid"
