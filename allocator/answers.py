@@ -12,10 +12,11 @@ No Django here: `api_answer` takes the outcome and the question's size and retur
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
-from allocator.engine.explanation import _layout, to_json
+from allocator.engine.explanation import to_json
 from allocator.engine.report import outcome_data
 
 ANSWER_MULTIPLE = 10  # an answer is at most this many times its question's bytes ...
@@ -117,7 +118,6 @@ def bounded_explanation(explanation, explain: ExplainSlice, memo: dict | None = 
         return None, None
     if isinstance(explanation, dict):  # a pod's explanation may already be plain data
         return explanation, None
-    out = {}
     total = sum(len(claim.requests) for claim in explanation.claims)
     end = min(total, explain.start + explain.requests)
     claims, index, rows_left_out = [], 0, 0
@@ -131,19 +131,12 @@ def bounded_explanation(explanation, explain: ExplainSlice, memo: dict | None = 
             index += 1
         if requests:
             claims.append({"claim": claim.claim, "requests": requests})
-    for name, key, optional in _layout(type(explanation)):  # the keys of Explanation.as_dict, in order
-        value = getattr(explanation, name)
-        if value is None and optional:
-            continue
-        if name == "claims":
-            out[key] = claims
-        elif name == "trace":
-            out[key] = _replay(value, explain.steps, memo)
-        else:
-            cached = memo.get((id(explanation), name))
-            if cached is None:
-                cached = memo[(id(explanation), name)] = (to_json(value),)
-            out[key] = cached[0]
+    rest = memo.get(id(explanation))
+    if rest is None:  # every section but the rows, as Explanation.as_dict writes them (its keys, in order)
+        rest = memo[id(explanation)] = dataclasses.replace(explanation, claims=[], trace=None).as_dict()
+    out = dict(rest)
+    out["claims"] = claims
+    out["trace"] = _replay(explanation.trace, explain.steps, memo)
     bounds = None
     trace = out.get("trace") or {}
     if total > end - explain.start or rows_left_out or explain.start or trace.get("cut"):
