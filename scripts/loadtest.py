@@ -260,10 +260,12 @@ class Services:
         wait_for_port(self.postgres_port)
 
     def stop_postgres(self):
-        """A fast shutdown, as `pg_ctl stop -m fast` does: connections end, the port closes."""
+        """A fast shutdown, as `pg_ctl stop -m fast` does: connections end, the port closes. The
+        signal goes to the postmaster itself (runuser does not pass SIGINT on)."""
         if self.postgres is not None and self.postgres.poll() is None:
-            self.postgres.send_signal(signal.SIGINT)
-            self.postgres.wait(30)
+            pid = int((self.folder / "pgdata" / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGINT)
+            self.postgres.wait(60)
 
     def start_redis(self) -> str:
         self.redis = subprocess.Popen(
