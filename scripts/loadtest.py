@@ -29,7 +29,7 @@ Issue 27's modes (serve; each times the victim of `--mode noisy` beside its atta
 
     --mode deep-yaml      attackers post deep YAML (flat brackets, the verbatim-tag nesting, a lesson's
         scenario) and a 34 MiB workshop: every answer a 4xx, no worker crash (SIGSEGV) in the log
-    --mode big-answers [--answer-claims 10000]   one-device claims over 100 devices to the API: answer
+    --mode big-answers [--answer-claims 500] [--answer-devices N]   one-device claims over a pool to the API: answer
         bytes against the question's, time, and the gunicorn workers' peak memory
     --mode cache-budget [--cache-budget MiB]     (with --redis) clients whose every run is new and
         cacheable: Redis's memory against RESULTS_CACHE_TOTAL_BYTES, and the counters still shared
@@ -850,7 +850,8 @@ def main(argv=None) -> int:
     parser.add_argument("--attackers", type=int, default=6, help="slowloris mode: slow sockets")
     parser.add_argument("--attack-addresses", type=int, default=1, help="slowloris mode: their source addresses")
     parser.add_argument("--warmup", type=float, default=10.0, help="noisy/slowloris: seconds measured before")
-    parser.add_argument("--answer-claims", type=int, default=10_000, help="big-answers mode: claims")
+    parser.add_argument("--answer-claims", type=int, default=500, help="big-answers mode: one-device claims")
+    parser.add_argument("--answer-devices", type=int, default=0, help="big-answers mode: devices (0: one per claim)")
     parser.add_argument("--cache-budget", type=int, default=32, help="cache-budget mode: RESULTS_CACHE_TOTAL_BYTES in MiB")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default="")
@@ -1014,16 +1015,20 @@ def run_deep_yaml(args, server, services) -> dict:
 
 
 def wide_claims(claims: int, devices: int = 100) -> str:
-    """One-device claims over a pool of devices: each request's explanation lists every device."""
+    """One-device claims over a pool of devices (in slices of 128, the most a slice holds): each
+    request's explanation lists every device."""
     parts = [
         "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
         "spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n---\n"
-        "apiVersion: v1\nkind: Node\nmetadata: {name: worker-1}\n---\n"
-        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: worker-1-gpus}\nspec:\n"
-        "  driver: gpu.example.com\n  nodeName: worker-1\n"
-        "  pool: {name: worker-1, generation: 1, resourceSliceCount: 1}\n  devices:\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: worker-1}\n"
     ]
-    parts += [f"  - name: gpu-{i}\n" for i in range(devices)]
+    slices = max(1, -(-devices // 128))
+    for n in range(slices):
+        parts.append(
+            f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: worker-1-gpus-{n}}}\n"
+            "spec:\n  driver: gpu.example.com\n  nodeName: worker-1\n"
+            f"  pool: {{name: worker-1, generation: 1, resourceSliceCount: {slices}}}\n  devices:\n")
+        parts += [f"  - name: gpu-{i}\n" for i in range(n * 128, min(devices, (n + 1) * 128))]
     parts += [f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c-{c}, "
               f"namespace: default}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n"
               f"      exactly: {{deviceClassName: gpu.example.com}}\n" for c in range(claims)]
@@ -1047,7 +1052,8 @@ def run_big_answers(args, server, services) -> dict:
     """Issue 27 item 5: the answer against its question, three times (new text each time)."""
     answers = []
     for n in range(3):
-        question = (wide_claims(args.answer_claims) + f"# {n} {secrets.token_hex(4)}\n").encode()
+        devices = args.answer_devices or args.answer_claims  # enough for every claim: a search that ends
+        question = (wide_claims(args.answer_claims, devices) + f"# {n} {secrets.token_hex(4)}\n").encode()
         started = time.monotonic()
         status, body, _ = request(server.port, "POST", "/api/v1/allocate", question,
                                   {"Content-Type": "application/yaml", "X-Forwarded-For": f"198.18.5.{n + 1}"},
@@ -1060,7 +1066,8 @@ def run_big_answers(args, server, services) -> dict:
         answers.append({"status": status, "question_bytes": len(question), "answer_bytes": len(body),
                         "ratio": round(len(body) / len(question), 2), "seconds": round(seconds, 2),
                         "outcome": data.get("outcome"), "bounds": data.get("explanationBounds")})
-    return {"mode": "big-answers", "claims": args.answer_claims, "answers": answers,
+    return {"mode": "big-answers", "claims": args.answer_claims, "devices": args.answer_devices or args.answer_claims,
+            "answers": answers,
             "gunicorn_worker_peak_rss_mb": _peak_rss_mb(server), "timings": {}}
 
 
