@@ -1089,7 +1089,7 @@ def run_cache_budget(args, server, services) -> dict:
             n = 0
             while not stop.is_set():
                 n += 1
-                scenario = (wide_claims(40) + f"# {number} {n} {secrets.token_hex(4)}\n").encode()
+                scenario = (wide_claims(8) + f"# {number} {n} {secrets.token_hex(4)}\n").encode()  # ~160 KB cached
                 status, _, _ = timed(timings, phase_of(), "cacheable new runs (API)", server.port, "POST",
                                      "/api/v1/allocate", scenario,
                                      {"Content-Type": "application/yaml", "X-Forwarded-For": address})
