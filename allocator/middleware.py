@@ -1,12 +1,16 @@
 """Content-Security-Policy for every page: scripts from this site only, no inline script,
 and no framing except by the views marked `frameable` (the embed view for docs and slides).
-Request bodies read once, within the limits, before CSRF or a view reads them."""
+Request bodies read once, within the limits, before CSRF or a view reads them. A database
+that cannot be reached is a 503 with Retry-After in the caller's format, not a 500."""
 import io
+import logging
 from functools import wraps
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
+from django.db.utils import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse, UnreadablePostError
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views.decorators.clickjacking import xframe_options_exempt
 
@@ -95,7 +99,15 @@ class RequestBodyMiddleware:
         except ValueError:
             return _plain_error(request, 400, "Content-Length is not a number")
         if size > limit:
-            _drain(request._stream, size)
+            if request.content_type == "application/x-www-form-urlencoded":
+                # A plain form's scenario is percent-encoded: say the scenario's own size, not the body's.
+                scenario = _form_field_size(request._stream, size, "scenario")
+                if scenario is not None:
+                    return _oversize(request, f"{scenario:,} bytes ({size:,} bytes as the form sent it, "
+                                              f"URL-encoded, over the {limit:,}-byte limit of a request; "
+                                              f"open it as a file instead)")
+            else:
+                _drain(request._stream, size)
             return _oversize(request, f"{size:,} bytes")
         try:
             body = request.body  # read now: a stalled client times out here, where it can be answered
@@ -123,6 +135,45 @@ def _drain(stream, size: int | None) -> None:
             left -= len(part)
     except OSError:
         pass
+
+
+def _form_field_size(stream, size: int, name: str) -> int | None:
+    """The decoded size in bytes of field `name` in a URL-encoded body, counted as the body is
+    read and dropped (up to DRAIN_BYTES); None when the field was not seen in that part."""
+    left = min(size, DRAIN_BYTES)
+    marker = b"&" + name.encode("ascii") + b"="
+    pending = b"&"  # a field starts the body as if after an `&`; later, a tail a marker may continue
+    mine = False  # whether the bytes being read belong to field `name`
+    found = None
+    raw = escapes = 0
+    try:
+        while left > 0:
+            part = stream.read(min(256 * 1024, left))
+            if not part:
+                break
+            left -= len(part)
+            data, pos = pending + part, 0
+            while True:
+                if mine:
+                    end = data.find(b"&", pos)
+                    stop = len(data) if end < 0 else end
+                    raw += stop - pos
+                    escapes += data.count(b"%", pos, stop)  # %XX is one byte
+                    if end < 0:
+                        pending = b""
+                        break
+                    found, raw, escapes, mine, pos = (found or 0) + raw - 2 * escapes, 0, 0, False, end
+                else:
+                    hit = data.find(marker, pos)
+                    if hit < 0:
+                        pending = data[max(pos, len(data) - len(marker) + 1):]
+                        break
+                    mine, pos = True, hit + len(marker)
+    except OSError:
+        pass
+    if mine:
+        found = (found or 0) + raw - 2 * escapes
+    return found
 
 
 def _read_at_most(stream, limit: int, chunk: int) -> bytes:
@@ -156,3 +207,45 @@ def _oversize(request, size_text: str):
         return handler(request, size_text)
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 8 * 1024 * 1024
     return _plain_error(request, 413, f"The request body is {size_text}; the limit is {limit:,} bytes.")
+
+
+# ---- the database unreachable ----------------------------------------------------------------
+
+logger = logging.getLogger("allocator.database")
+
+DATABASE_RETRY_SECONDS = 10
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that fails because the database cannot be reached (stopped, restarting, out of
+    connections) answers 503 with Retry-After, in the format its caller reads: JSON for the API,
+    the share box's fragment for htmx, a page otherwise. Pages that need no database (the
+    playground, the examples, the workshops shipped with it) go on serving."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        logger.warning("database unavailable for %s %s: %s: %s", request.method, request.path,
+                       type(exception).__name__, str(exception).strip().splitlines()[0] if str(exception) else "")
+        return database_unavailable(request)
+
+
+def database_unavailable(request):
+    wait = DATABASE_RETRY_SECONDS
+    message = (f"The database is not answering, so shared scenarios and workshops cannot be stored or "
+               f"opened right now. Try again in {wait} seconds.")
+    if request.path_info.startswith("/api/"):
+        response = JsonResponse({"message": message}, status=503)
+    elif getattr(request, "htmx", False):
+        response = render(request, "share_box.html#share-result", {"share_error": message}, status=503)
+    else:
+        response = render(request, "unavailable.html", {"message": message, "retry_after": wait}, status=503)
+    response["Retry-After"] = str(wait)
+    response["Cache-Control"] = "no-store"
+    return response

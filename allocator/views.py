@@ -8,8 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from allocator import gallery, safe_cache
-from allocator.engine.report import outcome_data
+from allocator import answers, gallery, safe_cache
 from allocator.fairness import Throttled
 from allocator.forms import PlaygroundForm, json_form_data, read_api_body
 from allocator.middleware import refuses_oversize
@@ -76,7 +75,8 @@ def api_allocate(request):
         return JsonResponse({"outcome": "invalid", "message": too_large(len(body))}, status=413)
     try:
         run = read_api_body(request, body, decode=False)
-    except SettingsError as exc:
+        explain = answers.slice_from_query(request.GET)
+    except (SettingsError, answers.SliceError) as exc:
         return JsonResponse({"outcome": "invalid", "message": exc.message}, status=400)
     try:
         _, outcome = run_bounded(run)
@@ -84,9 +84,9 @@ def api_allocate(request):
         response = JsonResponse({"message": exc.message}, status=429)
         response["Retry-After"] = str(exc.retry_after)
         return response
-    data = outcome_data(outcome, with_explanation=True)
     status = 400 if outcome.outcome == "invalid" else 200
-    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+    answer = answers.api_answer(outcome, question_bytes=len(body), explain=explain)  # bounded (allocator/answers.py)
+    return HttpResponse(answer, status=status, content_type="application/json")
 
 
 @require_GET

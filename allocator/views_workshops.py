@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from allocator import compare as comparing
 from allocator.engine.gates import COMPONENTS, GATES
+from allocator.middleware import refuses_oversize
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, client_address, fragment, load_json, rate_limited
 from allocator.pages import rate_message, render_run
@@ -349,6 +350,20 @@ def _example_workshop_text() -> str:
     return files[0].read_text(encoding="utf-8") if files else ""
 
 
+def _share_too_large(request, size_text: str):
+    """A body over the server's limit (the middleware's refusal), in the share page's own words."""
+    return _share_page(request, message=_too_large_message(size_text), status=413)
+
+
+def _api_share_too_large(request, size_text: str):
+    return _api_error(_too_large_message(size_text), 413)
+
+
+def _too_large_message(size_text: str) -> str:
+    return f"The workshop is {size_text}; shared workshops are limited to {MAX_SHARE_BYTES:,} bytes (256 KiB)."
+
+
+@refuses_oversize(_share_too_large)
 @require_http_methods(["GET", "HEAD", "POST"])
 def workshop_share(request):
     """The "Share workshop" page: paste a workshop file; it is linted, stored and opened at /w/<id>."""
@@ -379,13 +394,14 @@ def _too_large(request) -> str:
         size = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         size = 0
-    return f"The workshop is {size:,} bytes; shared workshops are limited to {MAX_SHARE_BYTES:,} bytes (256 KiB)."
+    return _too_large_message(f"{size:,} bytes")
 
 
 def _api_error(message: str, status: int, **extra) -> JsonResponse:
     return JsonResponse({"message": message, **extra}, status=status, json_dumps_params={"ensure_ascii": False})
 
 
+@refuses_oversize(_api_share_too_large)
 @csrf_exempt
 @require_POST
 def api_workshop_share(request):

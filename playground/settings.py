@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     # A run refused by its client's limits, from any view: 429 with Retry-After.
     "allocator.admission.ThrottledMiddleware",
+    # Last, so it sees the views' exceptions: an unreachable database is a 503, not a 500.
+    "allocator.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
@@ -111,26 +113,39 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # REDIS_URL every app server shares one cache and one rate-limit count.
 # The cache is optional: while it is down the app runs without it (allocator.safe_cache), and
 # short socket timeouts keep a hung Redis from holding requests.
+# Two aliases: `default` holds the counters (rate limits, fair shares), `results` the results,
+# under their own key prefix; REDIS_RESULTS_URL puts results in a Redis of their own (which may
+# then evict freely: `allkeys-lru`). The README's "The results cache" gives the maxmemory advice.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_RESULTS_URL = os.environ.get("REDIS_RESULTS_URL", "") or REDIS_URL
 CACHES_OPTIONS_REDIS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 if REDIS_URL:
+    _prefix = os.environ.get("CACHE_KEY_PREFIX", "dra-playground")
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "dra-playground"),
+            "KEY_PREFIX": _prefix,
             "TIMEOUT": 3600,
             "OPTIONS": dict(CACHES_OPTIONS_REDIS),
-        }
+        },
+        "results": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_RESULTS_URL,
+            "KEY_PREFIX": _prefix + "-results",
+            "TIMEOUT": 3600,
+            "OPTIONS": dict(CACHES_OPTIONS_REDIS),
+        },
     }
 else:
     CACHES = {
-        "default": {
+        alias: {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "dra-playground",
+            "LOCATION": "dra-playground",  # one store per process, which clear() empties for both
             "TIMEOUT": 3600,
             "OPTIONS": {"MAX_ENTRIES": 200},
         }
+        for alias in ("default", "results")
     }
 
 LANGUAGE_CODE = "en-us"
@@ -211,7 +226,10 @@ ALLOCATOR_QUEUE_WAIT = env_number("ALLOCATOR_QUEUE_WAIT", 15.0, float)
 ALLOCATOR_RUNS_PER_CLIENT = env_number("ALLOCATOR_RUNS_PER_CLIENT", 2)
 ALLOCATOR_SLOW_RUNS = os.environ.get("ALLOCATOR_SLOW_RUNS", "4/60")
 RESULTS_CACHE_SECONDS = env_number("RESULTS_CACHE_SECONDS", 3600)
-RESULTS_CACHE_MAX_BYTES = env_number("RESULTS_CACHE_MAX_BYTES", 512 * 1024)
+RESULTS_CACHE_MAX_BYTES = env_number("RESULTS_CACHE_MAX_BYTES", 512 * 1024)  # one result
+# All results written within RESULTS_CACHE_SECONDS (so all that can be cached at once), shared
+# by every server through the counters; keep Redis's maxmemory above it (README).
+RESULTS_CACHE_TOTAL_BYTES = env_number("RESULTS_CACHE_TOTAL_BYTES", 256 * 1024 * 1024)
 # Shares per client address: "COUNT/SECONDS"; "0/1" switches the limit off.
 SHARE_RATE_LIMIT = os.environ.get("SHARE_RATE_LIMIT", "30/600")
 

@@ -26,6 +26,17 @@ Other modes (each starts its own server; see the README's "Load test" for figure
         search to a workshop Check, to /compare, or as workshops to share (every lesson linted)
     --own-services                                  start a throwaway PostgreSQL and redis-server on free
         ports instead of using the ones at --database-url / --redis-url
+
+Issue 27's modes (serve; each times the victim of `--mode noisy` beside its attack):
+
+    --mode deep-yaml      attackers post deep YAML (flat brackets, the verbatim-tag nesting, a lesson's
+        scenario) and a 34 MiB workshop: every answer a 4xx, no worker crash (SIGSEGV) in the log
+    --mode big-answers [--answer-claims 500] [--answer-devices N]   one-device claims over a pool to the API: answer
+        bytes against the question's, time, and the gunicorn workers' peak memory
+    --mode cache-budget [--cache-budget MiB]     (with --redis) clients whose every run is new and
+        cacheable: Redis's memory against RESULTS_CACHE_TOTAL_BYTES, and the counters still shared
+    --mode db-down        (with --own-services) PostgreSQL stopped for a third of the run under clients
+        reading and writing shares: 503 with Retry-After, never 500, and the recovery time
 """
 from __future__ import annotations
 
@@ -142,6 +153,10 @@ class Server:
             self.env.update({"ALLOCATOR_RUNS_PER_CLIENT": "0", "ALLOCATOR_SLOW_RUNS": "0/1"})
         if args.worker_class:
             self.env["GUNICORN_WORKER_CLASS"] = args.worker_class
+        if args.mode == "cache-budget":
+            self.env["RESULTS_CACHE_TOTAL_BYTES"] = str(args.cache_budget * 1024 * 1024)
+        if args.mode == "deep-yaml":
+            self.env["SHARE_RATE_LIMIT"] = "0/1"  # every deep share reaches the reader
         self.process = None
         self.log_path = folder / "gunicorn.log"
 
@@ -233,13 +248,26 @@ class Services:
         subprocess.run(self._as_postgres([str(self.PG_BIN / "initdb"), "-D", str(data), "-U", "postgres",
                                           "--auth=trust", "-E", "UTF8"]), check=True, stdout=subprocess.DEVNULL)
         port = free_port()
-        self.postgres = subprocess.Popen(self._as_postgres([
+        self.postgres_command = self._as_postgres([
             str(self.PG_BIN / "postgres"), "-D", str(data), "-p", str(port), "-h", "127.0.0.1",
-            "-k", str(self.folder), "-c", "max_connections=200", "-c", "fsync=off"]),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for_port(port)
+            "-k", str(self.folder), "-c", "max_connections=200", "-c", "fsync=off"])
+        self.postgres_port = port
+        self.run_postgres()
         time.sleep(1)
         return f"postgres://postgres@127.0.0.1:{port}/dra_playground_load"
+
+    def run_postgres(self):
+        self.postgres = subprocess.Popen(self.postgres_command, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for_port(self.postgres_port)
+
+    def stop_postgres(self):
+        """A fast shutdown, as `pg_ctl stop -m fast` does: connections end, the port closes. The
+        signal goes to the postmaster itself (runuser does not pass SIGINT on)."""
+        if self.postgres is not None and self.postgres.poll() is None:
+            pid = int((self.folder / "pgdata" / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGINT)
+            self.postgres.wait(60)
 
     def start_redis(self) -> str:
         self.redis = subprocess.Popen(
@@ -805,7 +833,7 @@ def print_markdown(result: dict):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", choices=["mixed", "noisy", "slowloris", "paths"], default="mixed")
+    parser.add_argument("--mode", choices=["mixed", "noisy", "slowloris", "paths", *SERVE_MODES], default="mixed")
     parser.add_argument("--noisy-target", choices=["check", "compare", "lint"], default="check",
                         help="paths mode: where the attackers post the worst search")
     parser.add_argument("--clients", type=int, default=50)
@@ -826,9 +854,16 @@ def main(argv=None) -> int:
     parser.add_argument("--attackers", type=int, default=6, help="slowloris mode: slow sockets")
     parser.add_argument("--attack-addresses", type=int, default=1, help="slowloris mode: their source addresses")
     parser.add_argument("--warmup", type=float, default=10.0, help="noisy/slowloris: seconds measured before")
+    parser.add_argument("--answer-claims", type=int, default=500, help="big-answers mode: one-device claims")
+    parser.add_argument("--answer-devices", type=int, default=0, help="big-answers mode: devices (0: one per claim)")
+    parser.add_argument("--cache-budget", type=int, default=32, help="cache-budget mode: RESULTS_CACHE_TOTAL_BYTES in MiB")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default="")
     args = parser.parse_args(argv)
+    if args.mode == "cache-budget" and not args.redis:
+        parser.error("--mode cache-budget needs --redis")
+    if args.mode == "db-down" and not args.own_services:
+        parser.error("--mode db-down needs --own-services (it stops the PostgreSQL this run started)")
     if args.redis_outage and not (args.redis and args.own_services):
         parser.error("--redis-outage needs --redis --own-services (it stops the Redis this run started)")
     json_path = Path(args.json or ROOT / "test-artifacts" / f"loadtest-{args.mode}.json")
@@ -857,6 +892,9 @@ def main(argv=None) -> int:
             elif args.mode == "paths":
                 print(f"{args.noisy} attackers on {args.noisy_target}, 127.0.0.1:{server.port} ...", flush=True)
                 result = run_paths(args, server)
+            elif args.mode in SERVE_MODES:
+                print(f"{args.mode} on 127.0.0.1:{server.port} ...", flush=True)
+                result = SERVE_MODES[args.mode](args, server, services)
             else:
                 print(f"gunicorn on 127.0.0.1:{server.port}, {args.clients} clients for {args.duration:g} s ...",
                       flush=True)
@@ -1003,6 +1041,211 @@ def run_paths(args, server) -> dict:
         thread.join(130)
     return {"mode": "paths", "target": args.noisy_target, "attackers": args.noisy, "attacker_addresses": addresses,
             "fairness": args.fairness, "timings": timings.table()}
+
+
+# ---- issue 27 (serve): deep YAML, big answers, the results cache budget, the database away --------
+
+def _victim_during(args, server, attack) -> tuple[Timings, dict]:
+    """The noisy mode's victim, timed alone for --warmup seconds and then while `attack(phase_of,
+    stop)` runs its threads for --duration seconds; returns the timings and what attack returned."""
+    timings = Timings()
+    stop = threading.Event()
+    phase = {"name": "alone"}
+    phase_of = lambda: phase["name"]  # noqa: E731
+    victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
+    victim.start()
+    time.sleep(args.warmup)
+    phase["name"] = "under attack"
+    threads, extra = attack(timings, phase_of, stop)
+    time.sleep(args.duration)
+    stop.set()
+    for thread in [victim, *threads]:
+        thread.join(120)
+    return timings, extra
+
+
+def _deep_lesson() -> bytes:
+    scenario = "[" * 100_000 + "]" * 100_000  # 200 KB: inside the 256 KiB a shared workshop may have
+    return ("title: t\nsummary: s\nlessons:\n- title: one\n  text: x\n  task: y\n  checks:\n"
+            "  - unchanged: [ResourceSlice]\n    message: m\n  solution:\n    node: worker-1\n"
+            "  scenario: |\n    " + scenario + "\n").encode()
+
+
+def run_deep_yaml(args, server, services) -> dict:
+    """Issue 27 items 1, 2, 8: what segfaulted workers and what got a bare 413."""
+    bodies = [
+        ("workshop API: [ x 50,000", "/api/v1/workshops", b"[" * 50_000 + b"]" * 50_000),
+        ("allocate API: !<a,b> [ x 100,000", "/api/v1/allocate",
+         b"a: " + b"!<a,b> [" * 100_000 + b"]" * 100_000 + b"\n"),
+        ("workshop API: a lesson's deep scenario", "/api/v1/workshops", _deep_lesson()),
+        ("workshop API: 34 MiB", "/api/v1/workshops", b"#" * (34 * 1024 * 1024)),
+    ]
+
+    def attack(timings, phase_of, stop):
+        def loop(number, op, path, body):
+            address = f"198.18.6.{number + 1}"
+            while not stop.is_set():
+                timed(timings, phase_of(), op, server.port, "POST", path, body,
+                      {"Content-Type": "application/yaml", "X-Forwarded-For": address}, timeout=60)
+        threads = [threading.Thread(target=loop, args=(i, *bodies[i % len(bodies)]), daemon=True)
+                   for i in range(args.noisy)]
+        for thread in threads:
+            thread.start()
+        return threads, {}
+
+    timings, _ = _victim_during(args, server, attack)
+    log = server.log_path.read_text(errors="replace")
+    return {"mode": "deep-yaml", "attackers": args.noisy, "timings": timings.table(),
+            "worker_crashes_in_log": log.count("SIGSEGV") + log.count("signal 11"),
+            "note": "every attack answer must be 400 (413 for the 34 MiB body, as JSON); no crash"}
+
+
+def wide_claims(claims: int, devices: int = 100) -> str:
+    """One-device claims over a pool of devices (in slices of 128, the most a slice holds): each
+    request's explanation lists every device."""
+    parts = [
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
+        "spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: worker-1}\n"
+    ]
+    slices = max(1, -(-devices // 128))
+    for n in range(slices):
+        parts.append(
+            f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: worker-1-gpus-{n}}}\n"
+            "spec:\n  driver: gpu.example.com\n  nodeName: worker-1\n"
+            f"  pool: {{name: worker-1, generation: 1, resourceSliceCount: {slices}}}\n  devices:\n")
+        parts += [f"  - name: gpu-{i}\n" for i in range(n * 128, min(devices, (n + 1) * 128))]
+    parts += [f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c-{c}, "
+              f"namespace: default}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n"
+              f"      exactly: {{deviceClassName: gpu.example.com}}\n" for c in range(claims)]
+    return "".join(parts)
+
+
+def _peak_rss_mb(server) -> float:
+    peaks = []
+    for pid in server.workers():
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        found = re.search(r"VmHWM:\s+(\d+) kB", status)
+        if found:
+            peaks.append(int(found.group(1)) / 1024)
+    return round(max(peaks), 1) if peaks else 0.0
+
+
+def run_big_answers(args, server, services) -> dict:
+    """Issue 27 item 5: the answer against its question, three times (new text each time)."""
+    answers = []
+    for n in range(3):
+        devices = args.answer_devices or args.answer_claims  # enough for every claim: a search that ends
+        question = (wide_claims(args.answer_claims, devices) + f"# {n} {secrets.token_hex(4)}\n").encode()
+        started = time.monotonic()
+        status, body, _ = request(server.port, "POST", "/api/v1/allocate", question,
+                                  {"Content-Type": "application/yaml", "X-Forwarded-For": f"198.18.5.{n + 1}"},
+                                  timeout=120)
+        seconds = time.monotonic() - started
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = {}
+        answers.append({"status": status, "question_bytes": len(question), "answer_bytes": len(body),
+                        "ratio": round(len(body) / len(question), 2), "seconds": round(seconds, 2),
+                        "outcome": data.get("outcome"), "bounds": data.get("explanationBounds")})
+    return {"mode": "big-answers", "claims": args.answer_claims, "devices": args.answer_devices or args.answer_claims,
+            "answers": answers,
+            "gunicorn_worker_peak_rss_mb": _peak_rss_mb(server), "timings": {}}
+
+
+def _redis_used(url: str) -> int:
+    import redis
+
+    return int(redis.Redis.from_url(url).info("memory")["used_memory"])
+
+
+def run_cache_budget(args, server, services) -> dict:
+    """Issue 27 item 6: six clients whose every run is new and cacheable, for --duration seconds."""
+    before = _redis_used(args.redis_url)
+    counts = Counter()
+    lock = threading.Lock()
+
+    def attack(timings, phase_of, stop):
+        def loop(number):
+            address = f"198.18.4.{number + 1}"
+            n = 0
+            while not stop.is_set():
+                n += 1
+                scenario = (wide_claims(8) + f"# {number} {n} {secrets.token_hex(4)}\n").encode()  # ~160 KB cached
+                status, _, _ = timed(timings, phase_of(), "cacheable new runs (API)", server.port, "POST",
+                                     "/api/v1/allocate", scenario,
+                                     {"Content-Type": "application/yaml", "X-Forwarded-For": address})
+                with lock:
+                    counts[str(status)] += 1
+        threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        return threads, {}
+
+    timings, _ = _victim_during(args, server, attack)
+    after = _redis_used(args.redis_url)
+    status, body, _ = request(server.port, "GET", "/readyz")
+    return {"mode": "cache-budget", "budget_mb": args.cache_budget, "redis_added_mb": round((after - before) / 2**20, 1),
+            "runs": dict(counts), "readyz": json.loads(body), "timings": timings.table()}
+
+
+def run_db_down(args, server, services) -> dict:
+    """Issue 27 item 7: PostgreSQL stopped from 1/3 to 2/3 of --duration under 20 share clients."""
+    status, body, _ = request(server.port, "POST", "/api/v1/scenarios", b"# before the outage\n",
+                              {"Content-Type": "application/yaml", "X-Forwarded-For": "198.18.3.250"})
+    share_id = json.loads(body)["id"]
+    samples = []  # (seconds since start, op, status, retry-after)
+    lock = threading.Lock()
+    events = {}
+
+    def attack(timings, phase_of, stop):
+        started = time.monotonic()
+
+        def loop(number):
+            address = f"198.18.3.{number + 1}"
+            n = 0
+            while not stop.is_set():
+                n += 1
+                for op, method, path, payload in (
+                        ("read a shared link", "GET", f"/s/{share_id}", None),
+                        ("read a share (API)", "GET", f"/api/v1/scenarios/{share_id}", None),
+                        ("share (API)", "POST", "/api/v1/scenarios", f"# {number} {n}\n".encode())):
+                    status, _, headers = timed(timings, phase_of(), op, server.port, method, path, payload,
+                                               {"Content-Type": "application/yaml", "X-Forwarded-For": address})
+                    with lock:
+                        samples.append((time.monotonic() - started, op, status, headers.get("Retry-After")))
+
+        def outage():
+            time.sleep(args.duration / 3)
+            services.stop_postgres()
+            events["stopped"] = time.monotonic() - started
+            time.sleep(args.duration / 3)
+            services.run_postgres()
+            events["started"] = time.monotonic() - started
+
+        threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(20)]
+        threads.append(threading.Thread(target=outage, daemon=True))
+        for thread in threads:
+            thread.start()
+        return threads, {}
+
+    timings, _ = _victim_during(args, server, attack)
+    stopped, started = events.get("stopped"), events.get("started")
+    during = [s for s in samples if stopped is not None and started is not None and stopped <= s[0] < started]
+    after = [s for s in samples if started is not None and s[0] >= started and s[2] == 200 and s[1] != "share (API)"]
+    return {"mode": "db-down", "stopped_at_s": stopped and round(stopped, 1), "started_at_s": started and round(started, 1),
+            "statuses_during": dict(sorted(Counter(str(s[2]) for s in during).items())),
+            "503_without_retry_after": sum(1 for s in during if s[2] == 503 and not s[3]),
+            "first_read_after_restart_s": round(after[0][0] - started, 2) if after else None,
+            "timings": timings.table()}
+
+
+SERVE_MODES = {"deep-yaml": run_deep_yaml, "big-answers": run_big_answers, "cache-budget": run_cache_budget,
+               "db-down": run_db_down}
 
 
 if __name__ == "__main__":

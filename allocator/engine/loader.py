@@ -32,13 +32,13 @@ from itertools import accumulate
 
 import yaml
 from yaml.constructor import ConstructorError
-from yaml.events import MappingEndEvent, MappingStartEvent, SequenceEndEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from allocator.engine import yamlguard
 from allocator.engine.problems import ERROR, WARNING, Problem
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-node GPU cluster dump is about 30 MB
-MAX_DEPTH = 100  # Kubernetes objects nest about 12 deep; libyaml's composer recurses in C.
+MAX_DEPTH = yamlguard.MAX_DEPTH  # Kubernetes objects nest about 12 deep; libyaml's composer recurses in C.
 MAX_PROBLEMS = 100
 MAX_DOCUMENTS = 100_000  # libyaml needs ~6 us per document: 4 million `---` would take 25 s
 MIN_ALIAS_NODES = 200_000
@@ -92,7 +92,7 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
         docs = _load_json(text) if _looks_like_json(text) else None
         problems: list[Problem] = []
         if docs is None:
-            problem = _depth_problem(text)
+            problem = yamlguard.refusal(text, max_depth=MAX_DEPTH, aliases=False)  # before libyaml's composer recurses
             if problem is not None:
                 return Loaded([], [problem])
             docs, problems = _load_documents(text)
@@ -191,100 +191,6 @@ def _oversize(size: int, limit: int) -> Problem:
 
 def _binary(line: int) -> Problem:
     return Problem(f"input looks binary: NUL byte at line {line}", line=line)
-
-
-# -- nesting depth -------------------------------------------------------------
-#
-# libyaml's composer recurses in C without a limit: 100,000 levels of `[` or `- ` crash the
-# interpreter, 20,000 take seconds. Two cheap upper bounds let ordinary input through;
-# otherwise the event stream (which libyaml parses without recursion) is measured exactly.
-
-# A block collection nested d deep starts at column d/2 - 1 or more (`- - - x` is the most
-# compact), after nothing but indentation and `-`, `?`, `:` indicators on its line. So with no
-# line starting with 40 such characters, block nesting stays under about 80.
-_DEEP_BLOCK_PREFIX = 40
-_DEEP_LINE = re.compile(r"\n[ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX)  # a literal start: fast search
-_DEEP_LINE_ANY_BREAK = re.compile(r"[\n\r\x85\u2028\u2029][ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX)  # YAML 1.1
-# A flow collection starts where a node may start: at the start of a line, or after one of
-# `: , [ { ? -` and blanks, with perhaps anchors and tags (`&a !t [`) in between. Brackets
-# elsewhere (`attributes["x"]` or `in ["a"]` in CEL, comments) are not collections. Empty `[]`
-# and `{}` hold nothing and do not count. The pattern runs over the reversed text, where what
-# precedes a bracket can be checked with a lookahead; each bracket's check stops at the next
-# bracket, line break or indicator, so the scan stays linear.
-_FLOW_OPEN_REVERSED = re.compile(
-    r"[\[{](?<![\]}][\[{])"
-    r"(?=[ \t]*+(?:[^\s\[\]{},&!]*+[&!][ \t]*+)*+(?:[\n\r\x85\u2028\u2029:,\[{?-]|\Z))"
-)
-_FLOW_OPEN_LIMIT = MAX_DEPTH - 2 * _DEEP_BLOCK_PREFIX
-# Generated YAML writes small flow collections on one line by the thousand (`{string: a100}`,
-# `{value: '7'}`), too many to count as possible nesting. A flat one, with no bracket, `#` or
-# line break inside and quotes only where a quoted scalar starts (right after `[`, `{`, `,` or
-# `: `, or `:` just after a quoted key) and no tag (`!<a,'b>` may hold quotes), ends at its first
-# closing bracket, so it holds exactly one level: replacing it with a scalar lowers the nesting
-# by at most one. A bracket that is not a collection at all (in a comment, a quoted or block
-# scalar) is cut out with no collection inside it. So after n rounds of cutting, the nesting is
-# at most n plus the count on what is left.
-_BREAKS = r"\n\r\x85\u2028\u2029"
-_FLOW_QUOTED = (
-    r"(?:'(?:[^'\[\]{}%s]|'')*+'|\"(?:[^\"\\\[\]{}%s]|\\[^\[\]{}%s])*+\")" % (_BREAKS, _BREAKS, _BREAKS)
-)
-_FLAT_FLOW = re.compile(
-    r"[\[{](?=[^'\"\[\]{}%s]*+['\"])[ \t]*+%s?(?:(?<=,)[ \t]*+%s|(?<=:)[ \t]++%s|(?<=['\"]:)%s|[^'\"#!\[\]{}%s])*+[\]}]"
-    % (_BREAKS, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _BREAKS)
-)  # (the lookahead sends collections without quotes to the faster pattern below)
-_FLAT_FLOW_UNQUOTED = re.compile(r"[\[{][^'\"#!\[\]{}%s]*+[\]}]" % _BREAKS)  # the common case, faster
-_FLAT_FLOW_ROUNDS = 3
-
-
-def _depth_problem(text: str) -> Problem | None:
-    if not _may_be_deep(text):
-        return None
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
-            cls = event.__class__
-            if cls is MappingStartEvent or cls is SequenceStartEvent:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    line = event.start_mark.line + 1
-                    return Problem(
-                        f"nesting is deeper than {MAX_DEPTH} levels (line {line})",
-                        line=line,
-                        column=event.start_mark.column + 1,
-                    )
-            elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                depth -= 1
-    except yaml.YAMLError:
-        pass  # the load reports it, at a point no deeper than this scan reached
-    return None
-
-
-def _may_be_deep(text: str) -> bool:
-    if _DEEP_LINE.search(text) or _DEEP_LINE.match("\n" + text[: _DEEP_BLOCK_PREFIX + 1]):
-        return True
-    other_breaks = "\r" in text or (not text.isascii() and any(c in text for c in "\x85\u2028\u2029"))
-    if other_breaks and _DEEP_LINE_ANY_BREAK.search(text):
-        return True
-    openers = text.count("[") + text.count("{") - text.count("[]") - text.count("{}")
-    if openers <= _FLOW_OPEN_LIMIT:
-        return False
-    limit = _FLOW_OPEN_LIMIT
-    closers = text.count("]") + text.count("}")
-    for _ in range(_FLAT_FLOW_ROUNDS if 4 * closers >= openers else 0):
-        text, cut = _FLAT_FLOW_UNQUOTED.subn("x", text)
-        text, more = _FLAT_FLOW.subn("x", text)
-        if not cut + more:
-            break
-        limit -= 1
-        before, openers = openers, text.count("[") + text.count("{")
-        if openers <= limit:
-            return False
-        if 4 * (cut + more) < before:
-            break  # mostly nested rather than flat: measured exactly below
-    for count, _ in enumerate(_FLOW_OPEN_REVERSED.finditer(text[::-1]), start=1):
-        if count > limit:
-            return True
-    return False
 
 
 # -- YAML ------------------------------------------------------------------------

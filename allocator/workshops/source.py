@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from allocator.engine import yamlguard
+
 MAX_DEPTH = 40
+MAX_BYTES = 4 * 1024 * 1024  # a workshop file, shipped or shared (shares are limited to 256 KiB before this)
 
 try:
     _Loader = yaml.CSafeLoader
@@ -43,6 +46,9 @@ class SourceError(ValueError):
 
 
 def read_located(text: str) -> Located:
+    refused = yamlguard.refusal(text, max_depth=MAX_DEPTH, max_bytes=MAX_BYTES, what="the workshop file", exact=True)
+    if refused is not None:  # measured on the event stream, before the composer recurses
+        raise SourceError(refused.message, refused.line)
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:

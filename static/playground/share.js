@@ -309,10 +309,14 @@
     }
   });
 
-  // Refused shares (413 too large, 429 too many, 400) carry a message meant for the share box.
+  // Refused shares (413 too large, 429 too many, 400; 503 with the database away) carry a
+  // message meant for the share box.
+  function refusal(xhr) {
+    return xhr && ((xhr.status >= 400 && xhr.status < 500) || xhr.status === 503);
+  }
   document.addEventListener("htmx:beforeSwap", function (event) {
     var detail = event.detail;
-    if (detail.target && detail.target.id === "share-result" && detail.xhr.status >= 400 && detail.xhr.status < 500) {
+    if (detail.target && detail.target.id === "share-result" && refusal(detail.xhr)) {
       detail.shouldSwap = true;
       detail.isError = false;
     }
@@ -321,7 +325,7 @@
   function shareFailed(event) {
     var elt = event.detail && event.detail.elt;
     if (elt && elt.classList && elt.classList.contains("share-button") &&
-        !(event.detail.xhr && event.detail.xhr.status >= 400 && event.detail.xhr.status < 500)) {
+        !refusal(event.detail.xhr)) {
       show([paragraph("The share did not reach the server or it failed; nothing was stored. Try again.", "share-error")]);
     }
   }

@@ -5,6 +5,7 @@ import time
 import pytest
 
 from allocator.engine import loader as loader_module
+from allocator.engine import yamlguard
 from allocator.engine.loader import Loaded, RawObject, load_scenario
 from allocator.engine.problems import ERROR, WARNING
 
@@ -377,7 +378,7 @@ def test_brackets_in_cel_expressions_do_not_count_as_nesting():
     loaded = load_quickly(text)
 
     assert loaded.problems == [] and len(loaded.objects) == 200
-    assert not loader_module._may_be_deep(text)  # no second pass over the events was needed
+    assert not yamlguard.may_be_deep(text)  # no second pass over the events was needed
 
 
 FLOW_SLICE = """\
@@ -400,7 +401,7 @@ def test_small_flow_collections_by_the_thousand_do_not_count_as_nesting():
     loaded = load_quickly(text)
 
     assert loaded.problems == [] and len(loaded.objects) == 500
-    assert not loader_module._may_be_deep(text)  # no second pass over the events was needed
+    assert not yamlguard.may_be_deep(text)  # no second pass over the events was needed
 
 
 @pytest.mark.parametrize(
@@ -415,7 +416,7 @@ def test_small_flow_collections_by_the_thousand_do_not_count_as_nesting():
 def test_deep_nesting_hidden_among_flat_flow_collections_is_still_measured(deep):
     text = "---\n".join(FLOW_SLICE.replace("N", str(n)) for n in range(100)) + "---\nkey: " + deep + "\n"
 
-    assert loader_module._may_be_deep(text)
+    assert yamlguard.may_be_deep(text)
     if deep.startswith("[" * 150):
         assert only_error(load_quickly(text)).message.startswith("nesting is deeper than 100 levels")
 
