@@ -77,7 +77,7 @@ def api_allocate(request):
         run = read_api_body(request, body, decode=False)
         explain = answers.slice_from_query(request.GET)
     except (SettingsError, answers.SliceError) as exc:
-        return JsonResponse({"outcome": "invalid", "message": exc.message}, status=400)
+        return JsonResponse({"outcome": "invalid", "message": getattr(exc, "message", str(exc))}, status=400)
     try:
         _, outcome = run_bounded(run)
     except Throttled as exc:
