@@ -44,3 +44,6 @@ class SharedWorkshop(models.Model):
 
     def __str__(self) -> str:
         return f"shared workshop {self.id}"
+
+
+from allocator.models_rooms import Room, RoomAttendee, RoomFailure, RoomProgress  # noqa: E402,F401  (rooms: models_rooms.py)

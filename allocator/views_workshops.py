@@ -12,6 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from allocator import compare as comparing
+from allocator import rooms
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.models import SharedWorkshop
 from allocator.sharing import MAX_SHARE_BYTES, ShareError, fragment, load_json, rate_limited
@@ -155,6 +156,7 @@ def _check(request, source: Source, number: int):
         form = {}
     variant = variant_from_form(form)
     results, _ = check_lesson(lesson, variant, run=run_in_worker)
+    rooms.record_check(request, kind=source.kind, ident=source.ident, lesson=lesson, results=results)  # joined a room?
     if request.htmx:
         return render(request, "workshops/lesson.html#check-result", {
             "check_results": results, "all_passed": all(r.ok for r in results),
