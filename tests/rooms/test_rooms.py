@@ -117,7 +117,7 @@ def test_opening_a_room_gives_the_instructor_a_private_page_with_the_attendee_li
     stored = Room.objects.get(pk=code)
     assert stored.token_digest == hashlib.sha256(token.encode()).hexdigest() and token not in str(stored.__dict__)
     assert token not in client.get(f"/rooms/{code}/").content.decode()
-    assert response["Cache-Control"] == "no-store, private" and response["Referrer-Policy"] == "no-referrer"
+    assert response["Cache-Control"] == "no-store, private" and response["Referrer-Policy"] == "same-origin"
 
 
 def test_a_room_for_the_shipped_workshop_records_its_checks(client):
