@@ -46,4 +46,4 @@ class SharedWorkshop(models.Model):
         return f"shared workshop {self.id}"
 
 
-from allocator.models_rooms import Room, RoomAttendee, RoomFailure, RoomProgress  # noqa: E402,F401  (rooms: models_rooms.py)
+from allocator.models_rooms import Room, RoomAttendee, RoomProgress  # noqa: E402,F401  (rooms: models_rooms.py)

@@ -1,7 +1,6 @@
 """Workshop rooms: an instructor's room, its anonymous attendees, and each attendee's latest result per
 step. Every table is bounded by its room: attendees by ROOM_MAX_ATTENDEES, results to one row per
-attendee and step (the latest Check) plus one row per check that Check failed. Nothing else is kept.
-The rules live in allocator/rooms.py."""
+attendee and step. Nothing else is kept. The rules live in allocator/rooms.py."""
 from django.db import models
 
 
@@ -16,8 +15,8 @@ class Room(models.Model):
     workshop_kind = models.CharField(max_length=8)  # "shipped" or "shared"
     workshop_ident = models.CharField(max_length=100)
     title = models.CharField(max_length=200)
-    # [{"number": 1, "title": "..."}, ...]: the steps as the room was opened, so the instructor's page
-    # needs no workshop parse on every poll.
+    # [{"number": 1, "title": "...", "checks": ["label", ...]}, ...]: the steps and their checks as the
+    # room was opened, so the instructor's page needs no workshop parse on every poll.
     lessons = models.JSONField(default=list)
     # Seats taken; compared and raised in one UPDATE, so concurrent joins cannot pass the bound.
     attendees = models.PositiveIntegerField(default=0)
@@ -46,7 +45,9 @@ class RoomAttendee(models.Model):
 
 
 class RoomProgress(models.Model):
-    """One attendee's Checks of one step: how many, whether one ever passed, whether the latest did."""
+    """One attendee's Checks of one step: how many, whether one ever passed, whether the latest did, and
+    which checks the latest failed: bit i for the lesson's check i (the room's first 62 checks of a
+    lesson), so the instructor's page counts each check's failures in one aggregate query."""
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
     attendee = models.ForeignKey(RoomAttendee, on_delete=models.CASCADE, related_name="+")
@@ -55,24 +56,9 @@ class RoomProgress(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     passed = models.BooleanField(default=False)  # every check passed at least once
     passing = models.BooleanField(default=False)  # ... in the latest Check
+    failing = models.BigIntegerField(default=0)
     updated = models.DateTimeField()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["attendee", "lesson"], name="room_progress_once")]
         indexes = [models.Index(fields=["room", "lesson"], name="room_progress_lesson")]
-
-
-class RoomFailure(models.Model):
-    """A check that an attendee's latest Check of a step failed (replaced on every Check)."""
-
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
-    attendee = models.ForeignKey(RoomAttendee, on_delete=models.CASCADE, related_name="+")
-    lesson = models.PositiveSmallIntegerField()
-    check_id = models.CharField(max_length=100)  # the check's own id, else its position in the lesson
-    label = models.CharField(max_length=200)
-
-    class Meta:
-        indexes = [
-            models.Index(fields=["room", "lesson"], name="room_failure_lesson"),
-            models.Index(fields=["attendee", "lesson"], name="room_failure_attendee"),
-        ]

@@ -33,14 +33,15 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core import signing
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Count, F, Q, Sum
+from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from allocator import safe_cache
-from allocator.models_rooms import Room, RoomAttendee, RoomFailure, RoomProgress
+from allocator.models_rooms import Room, RoomAttendee, RoomProgress
 from allocator.sharing import client_address, parse_rate
 
 logger = logging.getLogger("allocator.rooms")
@@ -50,6 +51,7 @@ SALT = "allocator.rooms.attendee"
 CODE_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no l/o/0/1: the code may be typed from a slide
 CODE_LENGTH = 10  # 50 bits: not guessable by trying
 TOP_FAILURES = 3  # checks shown per step on the instructor's page
+COUNTED_CHECKS = 62  # a lesson's checks counted one by one (bits of RoomProgress.failing)
 PURGE_BATCH = 20  # rooms deleted per lazy clean-up
 ACTIVE_MINUTES = 5
 
@@ -93,7 +95,9 @@ def open_room(*, kind: str, ident: str, workshop, now=None) -> tuple[Room, str]:
         raise RoomRefused(_("%(limit)d rooms are open on this server, the most it keeps; "
                             "try again when one closes or expires.") % {"limit": limit}, 503)
     token = secrets.token_urlsafe(24)
-    lessons = [{"number": lesson.number, "title": lesson.title[:200]} for lesson in workshop.lessons]
+    lessons = [{"number": lesson.number, "title": lesson.title[:200],
+                "checks": [(check.label or "")[:200] for check in lesson.checks[:COUNTED_CHECKS]]}
+               for lesson in workshop.lessons]
     for _attempt in range(5):
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
         try:
@@ -161,7 +165,6 @@ def purge_expired(now=None) -> int:
     codes = list(Room.objects.filter(expires__lt=cutoff).values_list("pk", flat=True)[:PURGE_BATCH])
     if not codes:
         return 0
-    RoomFailure.objects.filter(room_id__in=codes).delete()
     RoomProgress.objects.filter(room_id__in=codes).delete()
     RoomAttendee.objects.filter(room_id__in=codes).delete()
     Room.objects.filter(pk__in=codes).delete()
@@ -217,13 +220,13 @@ def give_seat(response, seat: Seat, room: Room) -> None:
                                samesite="Lax", secure=bool(getattr(settings, "HTTPS", False)))
 
 
-def check_id(check, index: int) -> str:
-    """A check's own id when the workshop gives one, else its position in the lesson (1-based)."""
-    return str(getattr(check, "id", "") or index + 1)[:100]
-
-
 def lesson_key(lesson) -> str:
     return str(getattr(lesson, "id", "") or getattr(lesson, "slug", "") or "")[:100]
+
+
+def failing_bits(results) -> int:
+    """Bit i set when the lesson's check i failed."""
+    return sum(1 << i for i, result in enumerate(results[:COUNTED_CHECKS]) if not result.ok)
 
 
 def record_check(request, *, kind: str, ident: str, lesson, results) -> bool:
@@ -240,33 +243,43 @@ def record_check(request, *, kind: str, ident: str, lesson, results) -> bool:
 
 
 def _record(seat: Seat, kind: str, ident: str, lesson, results) -> bool:
-    room = (Room.objects.filter(pk=seat.room).only("id", "workshop_kind", "workshop_ident", "expires", "closed")
-            .first())
-    if room is None or (room.workshop_kind, room.workshop_ident) != (kind, ident):
-        return False
-    now = timezone.now()
-    if state(room, now) != "open":
-        return False
+    """Two statements for most Checks (the first Check of a step adds an insert). They run on every
+    attendee's every Check, so they are plain SQL in autocommit: the ORM's update() would add a
+    transaction (two more round trips) and more time building each statement than the database takes
+    to run it. The first tests the seat, its room's workshop and the room's state all at once."""
     if over_rate(f"room-check:{seat.room}:{seat.attendee}", setting("ROOM_CHECK_RATE")):
         return False
+    now = timezone.now()
+    at = connection.ops.adapt_datetimefield_value(now)
     number = lesson.number
     ok = all(r.ok for r in results)
-    failed = [RoomFailure(room_id=room.id, attendee_id=seat.attendee, lesson=number,
-                          check_id=check_id(check, i), label=(result.label or "")[:200])
-              for i, (check, result) in enumerate(zip(lesson.checks, results)) if not result.ok]
-    with transaction.atomic():
-        if not RoomAttendee.objects.filter(pk=seat.attendee, room_id=room.id).update(lesson=number, last_seen=now):
-            return False  # the seat is gone (its room was purged and the code reused)
-        changes = {"attempts": F("attempts") + 1, "passing": ok, "updated": now}
-        if ok:
-            changes["passed"] = True
-        if not RoomProgress.objects.filter(attendee_id=seat.attendee, lesson=number).update(**changes):
-            RoomProgress.objects.create(room_id=room.id, attendee_id=seat.attendee, lesson=number,
+    failing = failing_bits(results)
+    q = connection.ops.quote_name
+    attendees, rooms, progress = (q(model._meta.db_table) for model in (RoomAttendee, Room, RoomProgress))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {attendees} SET lesson = %s, last_seen = %s WHERE id = %s AND room_id = %s AND EXISTS "
+            f"(SELECT 1 FROM {rooms} WHERE {rooms}.id = %s AND workshop_kind = %s AND workshop_ident = %s "
+            f"AND closed IS NULL AND expires > %s)",
+            [number, at, seat.attendee, seat.room, seat.room, kind, ident, at])
+        if cursor.rowcount != 1:
+            return False  # not this workshop's room, closed, expired, or the seat is gone
+        cursor.execute(
+            f"UPDATE {progress} SET attempts = attempts + 1, passing = %s, passed = (passed OR %s), failing = %s, "
+            f"updated = %s WHERE attendee_id = %s AND lesson = %s",
+            [ok, ok, failing, at, seat.attendee, number])
+        if cursor.rowcount == 1:
+            return True
+    changes = {"attempts": F("attempts") + 1, "passing": ok, "failing": failing, "updated": now}
+    if ok:
+        changes["passed"] = True
+    try:
+        with transaction.atomic():
+            RoomProgress.objects.create(room_id=seat.room, attendee_id=seat.attendee, lesson=number,
                                         lesson_key=lesson_key(lesson), attempts=1, passed=ok, passing=ok,
-                                        updated=now)
-        RoomFailure.objects.filter(attendee_id=seat.attendee, lesson=number).delete()
-        if failed:
-            RoomFailure.objects.bulk_create(failed)
+                                        failing=failing, updated=now)
+    except IntegrityError:  # the same attendee's other tab was first
+        RoomProgress.objects.filter(attendee_id=seat.attendee, lesson=number).update(**changes)
     return True
 
 
@@ -303,31 +316,30 @@ class RoomStatus:
 
 
 def room_status(room: Room, now=None) -> RoomStatus:
-    """The room per step, from four aggregate queries whatever the number of attendees."""
+    """The room per step, from two aggregate queries whatever the number of attendees: attendees per
+    step of their latest Check, and per step the Checks with each check's failures counted."""
     now = now or timezone.now()
-    people = RoomAttendee.objects.filter(room=room).aggregate(
-        joined=Count("id"), active=Count("id", filter=Q(last_seen__gte=now - timedelta(minutes=ACTIVE_MINUTES))),
-        waiting=Count("id", filter=Q(lesson__isnull=True)))
-    here = dict(RoomAttendee.objects.filter(room=room, lesson__isnull=False).values_list("lesson")
-                .annotate(n=Count("id")).values_list("lesson", "n"))
+    recent = now - timedelta(minutes=ACTIVE_MINUTES)
+    people = list(RoomAttendee.objects.filter(room=room).values("lesson").annotate(
+        n=Count("id"), active=Count("id", filter=Q(last_seen__gte=recent))).values_list("lesson", "n", "active"))
+    here = {lesson: n for lesson, n, _ in people if lesson is not None}
+    width = min(COUNTED_CHECKS, max((len(lesson.get("checks", ())) for lesson in room.lessons), default=0))
+    per_check = {f"fails_{i}": Count("id", filter=GreaterThan(F("failing").bitand(1 << i), 0))
+                 for i in range(width)}
     progress = {row["lesson"]: row for row in RoomProgress.objects.filter(room=room).values("lesson").annotate(
-        tried=Count("id"), passed=Count("id", filter=Q(passed=True)), attempts=Sum("attempts"))}
-    failing: dict[int, list] = {}
-    rows = (RoomFailure.objects.filter(room=room).values("lesson", "check_id", "label")
-            .annotate(n=Count("id")).order_by("lesson", "-n", "check_id"))
-    for row in rows:
-        top = failing.setdefault(row["lesson"], [])
-        if len(top) < TOP_FAILURES:
-            top.append(Failing(row["label"], row["n"]))
+        tried=Count("id"), passed=Count("id", filter=Q(passed=True)), attempts=Sum("attempts"), **per_check)}
     steps = []
     for lesson in room.lessons:
         number = lesson["number"]
         done = progress.get(number, {})
+        counts = [(done.get(f"fails_{i}") or 0, i, label) for i, label in enumerate(lesson.get("checks", ()))]
+        failing = [Failing(label, n) for n, _, label in sorted(counts, key=lambda c: (-c[0], c[1])) if n][:TOP_FAILURES]
         steps.append(Step(number=number, title=lesson["title"], here=here.get(number, 0),
                           tried=done.get("tried", 0), passed=done.get("passed", 0),
-                          attempts=done.get("attempts") or 0, failing=tuple(failing.get(number, ()))))
-    return RoomStatus(state=state(room, now), joined=people["joined"], active=people["active"],
-                      waiting=people["waiting"], steps=tuple(steps))
+                          attempts=done.get("attempts") or 0, failing=tuple(failing)))
+    return RoomStatus(state=state(room, now), joined=sum(n for _, n, _ in people),
+                      active=sum(a for _, _, a in people),
+                      waiting=sum(n for lesson, n, _ in people if lesson is None), steps=tuple(steps))
 
 
 def qr_svg(url: str, title: str) -> str:

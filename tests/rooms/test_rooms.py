@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from allocator.engine.gates import COMPONENTS, GATES
-from allocator.models import Room, RoomAttendee, RoomFailure, RoomProgress
+from allocator.models import Room, RoomAttendee, RoomProgress
 from allocator.workshops.library import shipped
 from allocator.workshops.model import parse_workshop
 from allocator.workshops.store import share_workshop
@@ -210,8 +210,11 @@ def test_a_room_keeps_only_the_latest_result_per_attendee_and_step(client, room)
     for _ in range(5):
         check(ana, share, 1, start(1))
     assert RoomProgress.objects.filter(room_id=code).count() == 1
-    assert RoomProgress.objects.get(room_id=code).attempts == 5
-    assert RoomFailure.objects.filter(room_id=code).count() == 2  # the two checks of the latest Check
+    progress = RoomProgress.objects.get(room_id=code)
+    assert progress.attempts == 5 and progress.failing == 0b11 and not progress.passing  # both checks failed
+    check(ana, share, 1, solution(1))
+    progress = RoomProgress.objects.get(room_id=code)
+    assert progress.attempts == 6 and progress.failing == 0 and progress.passed and progress.passing
 
 
 def test_checks_outside_the_room_are_not_recorded(client, room):
@@ -237,11 +240,11 @@ def test_the_status_fragment_costs_the_same_queries_for_3_or_30_attendees(client
     browsers = [attendee(code) for _ in range(3)]
     for browser in browsers:
         check(browser, share, 1, start(1))
-    with django_assert_num_queries(5):  # the room, then four aggregates
+    with django_assert_num_queries(3):  # the room, then two aggregates
         status(client, code, token)
     for _ in range(27):
         check(attendee(code), share, 2, start(2))
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(3):
         body = status(client, code, token)
     assert "30 attendees joined" in body and figures(body, 2)["here"] == 27
 
@@ -344,3 +347,23 @@ def test_a_mistyped_room_code_says_so(client):
     response = client.get("/rooms/abcdefghij/")
     assert response.status_code == 404 and "There is no room abcdefghij" in response.content.decode()
     assert client.get("/rooms/ABC/").status_code == 404
+
+
+def test_recording_a_check_costs_two_statements_once_the_step_was_checked(room, django_assert_num_queries):
+    from django.test import RequestFactory
+
+    from allocator import rooms
+    from allocator.workshops.lint import check_lesson
+    from allocator.workshops.playground import run_inline
+
+    code, _, share = room
+    request = RequestFactory().post("/")
+    request.COOKIES["dra_room"] = attendee(code).cookies["dra_room"].value
+    lesson = WORKSHOP.lesson(1)
+    results, _ = check_lesson(lesson, lesson.start, run=run_inline)
+    with django_assert_num_queries(5):  # the seat, then a new step: update, insert (in a savepoint: 2 more)
+        assert rooms.record_check(request, kind="shared", ident=share, lesson=lesson, results=results)
+    with django_assert_num_queries(2):  # the seat with its room's state, the step
+        assert rooms.record_check(request, kind="shared", ident=share, lesson=lesson, results=results)
+    with django_assert_num_queries(1):  # another workshop: the seat's update finds no row
+        assert not rooms.record_check(request, kind="shipped", ident=share, lesson=lesson, results=results)
