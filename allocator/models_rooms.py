@@ -33,12 +33,12 @@ class Room(models.Model):
 
 class RoomAttendee(models.Model):
     """Someone who joined, known only by this row's id in a signed cookie. `lesson` is the step of
-    their latest Check (null until the first)."""
+    their latest recorded Check and `last_check` its time (both null until the first)."""
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
     lesson = models.PositiveSmallIntegerField(null=True, blank=True)
     joined = models.DateTimeField(auto_now_add=True)
-    last_seen = models.DateTimeField()
+    last_check = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["room", "lesson"], name="room_attendee_lesson")]
