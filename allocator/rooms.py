@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.core import signing
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Count, F, Q, Sum
 from django.db.models.lookups import GreaterThan
@@ -101,7 +100,7 @@ def open_room(*, kind: str, ident: str, workshop, now=None) -> tuple[Room, str]:
                 "checks": [(check.label or "")[:200] for check in lesson.checks[:COUNTED_CHECKS]]}
                for lesson in workshop.lessons]
     for _attempt in range(5):
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        code = "".join(secrets.choice(CODE_ALPHABET) for _letter in range(CODE_LENGTH))
         try:
             with transaction.atomic():
                 room = Room.objects.create(
@@ -147,8 +146,8 @@ def for_instructor(code: str, token: str) -> Room:
 def refuse_unless_open(room: Room, now=None) -> None:
     current = state(room, now)
     if current == "expired":
-        raise RoomRefused(_("Room %(code)s expired on %(when)s UTC; its results are gone or about to be. "
-                            "Ask your instructor for a new link.")
+        raise RoomRefused(_("Room %(code)s expired on %(when)s UTC. Ask your instructor for a new link; "
+                            "the workshop itself stays open to everyone, without a room.")
                           % {"code": room.id, "when": room.expires.strftime("%Y-%m-%d %H:%M")}, 410)
     if current == "closed":
         raise RoomRefused(_("Room %(code)s is closed: the instructor ended it. The workshop itself stays "
@@ -187,8 +186,8 @@ def seat_of(request) -> Seat | None:
                                       max_age=timedelta(hours=float(setting("ROOM_HOURS")) + 1))
     if not value:
         return None
-    code, _, number = value.partition(".")
-    if not code or not number.isdigit():
+    code, dot, number = value.partition(".")
+    if not code or not dot or not number.isdigit():
         return None
     return Seat(code, int(number))
 
