@@ -15,7 +15,7 @@ class Room(models.Model):
     workshop_kind = models.CharField(max_length=8)  # "shipped" or "shared"
     workshop_ident = models.CharField(max_length=100)
     title = models.CharField(max_length=200)
-    # [{"number": 1, "title": "...", "checks": ["label", ...]}, ...]: the steps and their checks as the
+    # [{"number": 1, "title": "...", "checks": [{"id": "1", "label": "..."}, ...]}, ...]: the steps and checks as the
     # room was opened, so the instructor's page needs no workshop parse on every poll.
     lessons = models.JSONField(default=list)
     # Seats taken; compared and raised in one UPDATE, so concurrent joins cannot pass the bound.

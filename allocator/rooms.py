@@ -97,7 +97,8 @@ def open_room(*, kind: str, ident: str, workshop, now=None) -> tuple[Room, str]:
                             "try again when one closes or expires.") % {"limit": limit}, 503)
     token = secrets.token_urlsafe(24)
     lessons = [{"number": lesson.number, "title": lesson.title[:200],
-                "checks": [(check.label or "")[:200] for check in lesson.checks[:COUNTED_CHECKS]]}
+                "checks": [{"id": check_id(check, i), "label": (check.label or "")[:200]}
+                           for i, check in enumerate(lesson.checks[:COUNTED_CHECKS])]}
                for lesson in workshop.lessons]
     for _attempt in range(5):
         code = "".join(secrets.choice(CODE_ALPHABET) for _letter in range(CODE_LENGTH))
@@ -221,6 +222,11 @@ def give_seat(response, seat: Seat, room: Room) -> None:
                                samesite="Lax", secure=bool(getattr(settings, "HTTPS", False)))
 
 
+def check_id(check, index: int) -> str:
+    """A check's own id when the workshop gives one, else its position in the lesson (1-based)."""
+    return str(getattr(check, "id", "") or index + 1)[:100]
+
+
 def lesson_key(lesson) -> str:
     return str(getattr(lesson, "id", "") or getattr(lesson, "slug", "") or "")[:100]
 
@@ -288,6 +294,7 @@ def _record(seat: Seat, kind: str, ident: str, lesson, results) -> bool:
 
 @dataclass(frozen=True)
 class Failing:
+    check_id: str
     label: str
     attendees: int  # whose latest Check of the step fails this check
 
@@ -333,8 +340,9 @@ def room_status(room: Room, now=None) -> RoomStatus:
     for lesson in room.lessons:
         number = lesson["number"]
         done = progress.get(number, {})
-        counts = [(done.get(f"fails_{i}") or 0, i, label) for i, label in enumerate(lesson.get("checks", ()))]
-        failing = [Failing(label, n) for n, _, label in sorted(counts, key=lambda c: (-c[0], c[1])) if n][:TOP_FAILURES]
+        counts = [(done.get(f"fails_{i}") or 0, i, check) for i, check in enumerate(lesson.get("checks", ()))]
+        failing = [Failing(check["id"], check["label"], n)
+                   for n, _, check in sorted(counts, key=lambda c: (-c[0], c[1])) if n][:TOP_FAILURES]
         steps.append(Step(number=number, title=lesson["title"], here=here.get(number, 0),
                           tried=done.get("tried", 0), passed=done.get("passed", 0),
                           attempts=done.get("attempts") or 0, failing=tuple(failing)))

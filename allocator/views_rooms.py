@@ -133,7 +133,8 @@ def room_teach_status(request, code: str, token: str):
         return _private(HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8"))
     wait = rooms.poll_limited(request, room)
     if wait:
-        response = HttpResponse(rooms.wait_message(_("Too many refreshes from your address."), wait), status=429, content_type="text/plain; charset=utf-8")
+        response = HttpResponse(rooms.wait_message(_("Too many refreshes from your address."), wait), status=429,
+                                content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(wait)
         return _private(response)
     return _private(render(request, "rooms/teach.html#status", {

@@ -320,7 +320,8 @@ class Bench:
         attempts = sum(int(n) for n in re.findall(r"(\d+) Checks?</span>", final))
         return {
             "attendees": self.args.attendees, "interval_s": self.args.interval, "duration_s": round(elapsed, 1),
-            "fresh": self.args.fresh, "joined_room": self.args.room, "redis": self.args.redis, "workers": self.args.workers or "gunicorn.conf.py",
+            "fresh": self.args.fresh, "joined_room": self.args.room, "redis": self.args.redis,
+            "workers": self.args.workers or "gunicorn.conf.py",
             "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
             "ops": ops,
             "all_p99_ms": round(1000 * percentile(everything, 99)),
@@ -358,10 +359,12 @@ def percentile(values, q):
 
 
 def print_markdown(result: dict):
+    redis = "on" if result["redis"] else "off"
+    outside = "" if result["joined_room"] else "; attendees not in the room"
     print(f"\n{result['attendees']} attendees checking every {result['interval_s']:g} s for "
-          f"{result['duration_s']} s after a {result['warmup_s']:g} s warm-up (fresh text {result['fresh']:.0%}, Redis {'on' if result['redis'] else 'off'}, "
-          f"gunicorn workers: {result['workers']}{'' if result['joined_room'] else '; attendees not in the room'}); load average {result['load_before'][0]} before, "
-          f"{result['load_after'][0]} after\n")
+          f"{result['duration_s']} s after a {result['warmup_s']:g} s warm-up (fresh text {result['fresh']:.0%}, "
+          f"Redis {redis}, gunicorn workers: {result['workers']}{outside}); "
+          f"load average {result['load_before'][0]} before, {result['load_after'][0]} after\n")
     print("| request | n | status | p50 | p95 | p99 | max |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for op, row in result["ops"].items():
@@ -370,7 +373,8 @@ def print_markdown(result: dict):
               f"{row['p99_ms']} ms | {row['max_ms']} ms |")
     room = result["room"]
     print(f"\nserver CPU: {result['server_cpu_s']} s in {result['duration_s']} s "
-          f"({result['server_cpu_s'] / result['duration_s']:.2f} cores), {result['server_cpu_ms_per_check']} ms per Check; "
+          f"({result['server_cpu_s'] / result['duration_s']:.2f} cores), "
+          f"{result['server_cpu_ms_per_check']} ms per Check; "
           f"this client: {result['client_cpu_s']} s")
     print(f"all requests p99: {result['all_p99_ms']} ms; the room: {room['joined']} joined, "
           f"{room['checks_recorded']} Checks recorded of {room['checks_answered_200']} answered 200")

@@ -60,7 +60,7 @@ def test_a_room_with_two_attendees_and_an_instructor(page: Page, browser: Browse
     expect(step_1.locator(".room-here")).to_have_text("2")
     expect(step_1.locator(".room-passed")).to_contain_text("1 of 2")
     expect(step_1.locator(".room-failing li")).to_have_count(2)  # Ana's latest Check still fails both
-    screenshot(page.locator("#room-status"), "room-instructor")
+    screenshot(page.locator(".room-teach"), "room-instructor")
 
     # The instructor closes the room; an attendee's link then says so.
     page.get_by_role("button", name="Close the room").click()
