@@ -376,3 +376,21 @@ def test_recording_a_check_costs_two_statements_once_the_step_was_checked(room, 
         assert rooms.record_check(request, kind="shared", ident=share, lesson=lesson, results=results)
     with django_assert_num_queries(1):  # another workshop: the seat's update finds no row
         assert not rooms.record_check(request, kind="shipped", ident=share, lesson=lesson, results=results)
+
+
+def test_a_check_without_javascript_is_recorded_too(client, room):
+    code, token, share = room
+    browser = attendee(code)
+    response = browser.post(f"/w/{share}/1/check", form_data(solution(1)))  # the plain form post
+    assert response.status_code == 200 and "All checks pass." in response.content.decode()
+    assert figures(status(client, code, token), 1) == {"here": 1, "tried": 1, "passed": 1}
+
+
+def test_joining_another_room_moves_the_seat(client, room):
+    code, token, share = room
+    other, other_token = open_room(client, "shared", share)
+    browser = attendee(code)
+    assert browser.post(f"/rooms/{other}/").status_code == 303
+    check(browser, share, 1, start(1))
+    assert figures(status(client, other, other_token), 1)["tried"] == 1
+    assert figures(status(client, code, token), 1)["tried"] == 0
