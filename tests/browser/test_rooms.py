@@ -67,3 +67,5 @@ def test_a_room_with_two_attendees_and_an_instructor(page: Page, browser: Browse
     expect(page.locator(".room-summary")).to_contain_text("Closed.")
     ana.goto(link)
     expect(ana.locator(".room-message")).to_contain_text("is closed")
+    ana.context.close()
+    ben.context.close()
