@@ -69,7 +69,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/dra_playground
 test-postgres: install-test
 	@if $(PY) -c "import socket, sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); socket.create_connection((p.hostname or '127.0.0.1', p.port or 5432), 2).close()" "$(TEST_DATABASE_URL)" 2>/dev/null; then \
 	  echo "Sharing tests on PostgreSQL ($(TEST_DATABASE_URL))"; \
-	  CHROMIUM=$(CHROMIUM) DATABASE_URL="$(TEST_DATABASE_URL)" $(PY) -m pytest -n 2 -p no:cacheprovider tests/web/test_sharing.py tests/workshops/test_sharing.py; \
+	  CHROMIUM=$(CHROMIUM) DATABASE_URL="$(TEST_DATABASE_URL)" $(PY) -m pytest -n 2 -p no:cacheprovider tests/web/test_sharing.py tests/workshops/test_sharing.py tests/rooms/test_rooms.py; \
 	else \
 	  echo "No PostgreSQL at $(TEST_DATABASE_URL): the sharing tests ran on SQLite only."; \
 	fi
@@ -96,3 +96,10 @@ bench: install
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache tests/upstream/.build tests/kube/.build
+
+# 100 attendees checking every 3 s plus the instructor's page, against gunicorn, PostgreSQL and Redis
+# with the production settings (a benchmark, not a test; README "Rooms"). BENCH_ROOM_ARGS="--no-room".
+.PHONY: bench-room
+bench-room: install
+	@./.ci/services
+	$(PY) scripts/bench_room.py $(BENCH_ROOM_ARGS)

@@ -46,3 +46,6 @@ class SharedWorkshop(models.Model):
 
     def __str__(self) -> str:
         return f"shared workshop {self.id}"
+
+
+from allocator.models_rooms import Room, RoomAttendee, RoomProgress  # noqa: E402,F401  (rooms: models_rooms.py)

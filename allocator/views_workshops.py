@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from allocator import compare as comparing
+from allocator import rooms
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.middleware import refuses_oversize
 from allocator.models import SharedWorkshop
@@ -174,7 +175,7 @@ def _check(request, source: Source, number: int):
         form = {}
     variant = variant_from_form(form, client=client_address(request))
     results, _ = check_lesson(lesson, variant, run=run_in_worker)
-    # (the rooms hook goes here: the attendee's results are posted to the room, issue 22 item 6)
+    rooms.record_check(request, kind=source.kind, ident=source.ident, lesson=lesson, results=results)  # joined a room?
     if request.htmx:
         return render(request, "workshops/lesson.html#check-result", {
             "check_results": results, "all_passed": all(r.ok for r in results),

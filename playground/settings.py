@@ -243,3 +243,14 @@ LOGGING = {
         "allocator": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
+
+# ---- Workshop rooms (allocator/rooms.py; README "Rooms") -------------------------------
+# How long a room lasts, its seats, how many may be open at once, and the per-client rates
+# ("COUNT/SECONDS"; "0/1" switches one off): joins per address, refreshes of the instructor's page
+# per address; and the least time between two recorded Checks of one attendee.
+ROOM_HOURS = env_number("ROOM_HOURS", 12, float)
+ROOM_MAX_ATTENDEES = env_number("ROOM_MAX_ATTENDEES", 200)
+ROOM_MAX_OPEN = env_number("ROOM_MAX_OPEN", 500)
+ROOM_JOIN_RATE = os.environ.get("ROOM_JOIN_RATE", "300/600")
+ROOM_CHECK_GAP = env_number("ROOM_CHECK_GAP", 1.0, float)
+ROOM_POLL_RATE = os.environ.get("ROOM_POLL_RATE", "120/60")
