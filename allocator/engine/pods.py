@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from allocator.engine import cel
+from allocator.engine import cel, workloads
 from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator
 from allocator.engine.attempt import allocated_state
@@ -166,6 +166,7 @@ class PodResult:
     explanation: dict | None = None  # explain() for the chosen node, else a node DRA rejected
     requests: dict = field(default_factory=dict)  # the effective requests NodeResourcesFit checks, as text
     ranking: Ranking | None = None  # the scores of the feasible nodes
+    workload: str | None = None  # the workload whose controller made this pod (see workloads)
 
     @property
     def key(self) -> str:
@@ -183,6 +184,8 @@ class PodResult:
             "notes": list(self.notes),
             "requests": dict(self.requests),
         }
+        if self.workload is not None:
+            out["workload"] = self.workload
         if self.ranking is not None:
             out["scoring"] = self.ranking.as_dict()
         if self.problems:
@@ -595,7 +598,14 @@ def schedule_pods(
     results: list[PodResult] = []
     to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)
     used: set = set()
-    for raw in scenario.pods:
+    pods = scenario.pods
+    if node_name and scenario.daemon_pods:
+        pods, left_out = workloads.for_one_node(pods, scenario.daemon_pods, node_name)
+        if left_out:
+            warnings.append(Problem(
+                f"{left_out} DaemonSet pod{'s' if left_out > 1 else ''} made for other nodes than {node_name} "
+                "left out: the run asks about that node only", severity=WARNING))
+    for raw in pods:
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
                                            names=names, features=features, options=options,
@@ -635,7 +645,7 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
 
 def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
                   explain_result: bool) -> tuple[PodResult, list]:
-    result = PodResult(pod.name, pod.namespace, PENDING)
+    result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key))
     result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
                        if amount}
     resolved = _resolve_claims(pod, cluster, scenario, features)

@@ -184,6 +184,7 @@ class PluginWorkload:
     node_selector: dict  # spec.template.spec.nodeSelector
     drivers: tuple  # the drivers it serves, when it says; empty: any driver of the claim
     ref: tuple | None = field(default=None, compare=False)
+    raw: dict | None = field(default=None, compare=False, repr=False)  # the DaemonSet, for its pods' nodes
 
     @property
     def key(self) -> str:
@@ -638,7 +639,7 @@ def _workload(c: _Checker, data: dict, namespace: str, name: str, ref) -> Plugin
                     if value:
                         drivers.append(value)
     return PluginWorkload("DaemonSet", namespace, name, sa, {str(k): str(v) for k, v in selector.items()},
-                          tuple(dict.fromkeys(drivers)), ref)
+                          tuple(dict.fromkeys(drivers)), ref, data)
 
 
 def read_object(data: dict, ref=None, *, bootstrap: bool = False):
