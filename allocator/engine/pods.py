@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from allocator.engine import cel, workloads
+from allocator.engine import backtrack, cel, workloads
 from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator
 from allocator.engine.attempt import allocated_state
@@ -167,6 +167,7 @@ class PodResult:
     requests: dict = field(default_factory=dict)  # the effective requests NodeResourcesFit checks, as text
     ranking: Ranking | None = None  # the scores of the feasible nodes
     workload: str | None = None  # the workload whose controller made this pod (see workloads)
+    joint: object | None = None  # backtrack.JointAssignment, on the first Pending pod it explains
 
     @property
     def key(self) -> str:
@@ -186,6 +187,8 @@ class PodResult:
         }
         if self.workload is not None:
             out["workload"] = self.workload
+        if self.joint is not None:
+            out["jointAssignment"] = self.joint.as_dict()
         if self.ranking is not None:
             out["scoring"] = self.ranking.as_dict()
         if self.problems:
@@ -574,8 +577,10 @@ def schedule_pods(
     time_limit: float = DEFAULT_TIME_LIMIT,
     explain_result: bool = True,
     share_ids=None,
+    joint_search: bool = True,
 ) -> Outcome:
-    """Schedule every pod of the scenario that has no node yet, one after the other."""
+    """Schedule every pod of the scenario that has no node yet, one after the other; when a later
+    pod stays Pending, say whether another assignment of the pods to nodes would have fit all."""
     gates = gates or ComponentGates()
     warnings = list(scenario.warnings) + [Problem(NOT_MODELLED, severity=WARNING)]
     if scenario.errors:
@@ -617,6 +622,14 @@ def schedule_pods(
                     to_allocate.setdefault(claim.key, claim)
         results.append(result)
 
+    if joint_search:
+        again = functools.partial(schedule_pods, node_name=node_name, gates=gates, max_steps=max_steps,
+                                  time_limit=time_limit, explain_result=False, joint_search=False)
+        joint = backtrack.joint_assignment(scenario, results, again)
+        if joint is not None:
+            first = next(r for r in results if r.outcome == PENDING and r.key in joint.pods)
+            first.joint = joint
+            first.notes.append(joint.message)
     unused = [c.key for c in scenario.claims if c.allocation is None and c.key not in used]
     if unused:
         listed = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")

@@ -278,8 +278,8 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         hint = f"did you mean {close[0]}? " if close else ""
         scenario.problems.append(Problem(
             f"{what}: ignored ({count} object{'s' if count > 1 else ''}); {hint}the playground reads "
-            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule and v1 Node, Pod, "
-            "Namespace",
+            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, v1 Node, Pod, "
+            "Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and batch/v1 Job, CronJob",
             path=("kind",), severity=WARNING, code=IGNORED_KIND, ref=ref))
     if scenario.workloads:
         _add_workload_pods(scenario, pod_positions, apiserver_gates)
