@@ -23,7 +23,7 @@ from allocator.engine.objects import build_pod
 
 MAX_PODS = 8  # pods in the search (the first ones of the run that the scheduler considered)
 MAX_RUNS = 300  # schedulings of a prefix of the pods
-TIME_LIMIT = 3.0  # seconds
+TIME_LIMIT = 2.0  # seconds
 # Reasons that do not depend on other pods: a node rejected for one of them is never a candidate.
 STATIC = (UNTOLERATED_TAINT, NODE_AFFINITY, NODE_NAME, UNSCHEDULABLE, NOT_IN_PREFILTER_RESULT)
 SCHEDULED, PENDING = "scheduled", "pending"
@@ -85,8 +85,8 @@ def _fits(search: _Search, assignment: tuple) -> bool:
     for pod in search.scenario.pods:
         if pod.key in chosen:
             pods.append(build_pod(_pinned(pod.raw, chosen[pod.key]), pod.ref, name=pod.name, uid=pod.uid or None))
-        elif pod.key not in search.keys:
-            pods.append(pod)  # bound pods and pods outside the search stay as they are
+        elif (pod.raw.get("spec") or {}).get("nodeName"):
+            pods.append(pod)  # bound pods hold their node's resources; pods after the searched ones are left out
     outcome = search.schedule(replace(search.scenario, pods=pods))
     results = {r.key: r for r in outcome.pods or ()}
     ok = all(results.get(k) is not None and results[k].outcome == SCHEDULED and results[k].node == chosen[k]
