@@ -20,7 +20,7 @@ from allocator.engine.objects import (
     build_slice,
     build_template,
 )
-from allocator.engine import statusauth, workloads
+from allocator.engine import podgroups, statusauth, workloads
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, IGNORED_KIND, WARNING, Problem, field_path
 from allocator.engine.taintrules import build_taint_rule, tainted_slices
 from allocator.engine.validation import is_decoding_error, validate
@@ -48,6 +48,7 @@ class Scenario:
     workloads: list = field(default_factory=list)  # workloads.Workload, input order
     pod_workloads: dict = field(default_factory=dict)  # pod key -> the workload its controller made it for
     daemon_pods: dict = field(default_factory=dict)  # pod key -> node, for the pods made for DaemonSets
+    pod_groups: dict = field(default_factory=dict)  # namespace/name -> podgroups.PodGroup
 
     def scheduler_slices(self, gates: FeatureGates) -> list:
         """The slices as kube-scheduler lists them: with DRADeviceTaintRules, rules' taints added."""
@@ -194,6 +195,16 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         understood = (api_version == "resource.k8s.io/v1" and kind in RESOURCE_KINDS) or (
             api_version == "v1" and kind in CORE_KINDS
         )
+        if not understood and podgroups.understood(api_version, kind):
+            group, found = podgroups.read_pod_group(data, raw.ref, kind=kind, name=name)
+            scenario.problems.extend(found)
+            if group is not None and group.key in scenario.pod_groups:
+                scenario.problems.append(Problem(f"PodGroup {group.key} appears more than once; a cluster holds "
+                                                 "one object per name", kind=kind, name=name,
+                                                 path=("metadata", "name"), ref=raw.ref))
+            elif group is not None:
+                scenario.pod_groups[group.key] = group
+            continue
         if not understood and workloads.understood(api_version, kind):
             scenario.workloads.append(workloads.read_workload(data, raw.ref, index))
         if not understood and statusauth.understood(api_version, kind):
