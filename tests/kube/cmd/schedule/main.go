@@ -19,7 +19,8 @@ import (
 )
 
 type request struct {
-	Dump string `json:"dump"`
+	Dump  string          `json:"dump"`
+	Gates map[string]bool `json:"gates,omitempty"` // feature gates for this dump only (podgroups.go)
 }
 
 func main() {
@@ -44,7 +45,7 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			reply = map[string]string{"error": "bad request: " + err.Error()}
 		} else {
-			reply = answer(req.Dump)
+			reply = answerWithGates(req.Dump, req.Gates)
 		}
 		line, _ := json.Marshal(reply)
 		out.Write(line)
