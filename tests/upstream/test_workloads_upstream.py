@@ -57,7 +57,7 @@ def test_regression_matches_the_stored_scheduler_answer(name):
 @pytest.mark.parametrize("name", CASES)
 def test_stored_scheduler_answer_is_still_upstream(scheduler, name):
     _why, text, gates, stored = _case(name)
-    fresh = scheduler.request({"dump": wd.oracle_dump(text), "gates": gates})
+    fresh = scheduler.request(wd.oracle_request(text, gates))
     for answer in (fresh, stored):
         for pod in answer.get("pods") or []:
             for claim in pod.get("claims") or []:
@@ -68,7 +68,7 @@ def test_stored_scheduler_answer_is_still_upstream(scheduler, name):
 def test_a_different_reservation_is_reported(scheduler):
     """The comparison is not blind: the group's claim reserved for a pod disagrees."""
     _why, text, gates, _ = _case("pod-group-claim-shared")
-    theirs = scheduler.request({"dump": wd.oracle_dump(text), "gates": gates})
+    theirs = scheduler.request(wd.oracle_request(text, gates))
     mine = wd.ours(text, gates)
     mine["pods"][1]["claims"][0]["reservedFor"] = [{"resource": "pods", "name": mine["pods"][1]["name"]}]
     assert any("reserved for" in d for d in compare(mine, theirs) + wd.compare_sharing(mine, theirs))
@@ -78,7 +78,7 @@ def test_generated_workloads_and_pod_groups_agree_with_kube_scheduler(scheduler)
     failures = []
     for seed in range(EXAMPLES):
         text, gates = wd.case(seed)
-        theirs = scheduler.request({"dump": wd.oracle_dump(text), "gates": gates})
+        theirs = scheduler.request(wd.oracle_request(text, gates))
         differences = _differences(text, gates, theirs)
         if differences:
             failures.append(f"seed {seed} (gates {gates}):\n  " + "\n  ".join(differences[:5]))

@@ -167,3 +167,8 @@ def compare_sharing(mine: dict, theirs: dict) -> list[str]:
             if mine_reserved != up_reserved:
                 diffs.append(f"{where}: reserved for {mine_reserved} by the engine, {up_reserved} upstream")
     return diffs
+
+
+def oracle_request(text: str, gates: dict) -> dict:
+    """The oracle's request for a scenario: the expanded dump, the gates, and claims' reservations."""
+    return {"dump": oracle_dump(text), "gates": gates, "reservations": True}

@@ -44,8 +44,14 @@ func (d *dump) addPodGroup(obj runtime.Object) bool {
 	return true
 }
 
+// reportReservations is set while a request that asked for them is answered: claims then carry
+// their status.reservedFor (the pod, or the PodGroup, they are reserved for).
+var reportReservations bool
+
 // answerWithGates answers one dump under the given gates, restoring the previous values after.
-func answerWithGates(text string, gates map[string]bool) any {
+func answerWithGates(text string, gates map[string]bool, reservations bool) any {
+	reportReservations = reservations
+	defer func() { reportReservations = false }()
 	if len(gates) == 0 {
 		return answer(text)
 	}

@@ -595,7 +595,9 @@ func (w *world) claimsOf(ctx context.Context, pod *v1.Pod) []claimAnswer {
 			a.Error = err.Error()
 		} else {
 			a.Allocation = claim.Status.Allocation
-			a.ReservedFor = claim.Status.ReservedFor
+			if reportReservations {
+				a.ReservedFor = claim.Status.ReservedFor
+			}
 		}
 		return a
 	}
