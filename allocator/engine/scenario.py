@@ -344,7 +344,13 @@ def _add_workload_pods(scenario: Scenario, positions: list, apiserver_gates: Fea
             bad = bad or fe.severity == ERROR
         if bad:
             continue
-        pod = build_pod(made.raw, made.ref)
+        try:
+            pod = build_pod(made.raw, made.ref)
+        except (ObjectFieldError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            message = exc.message if isinstance(exc, ObjectFieldError) else f"cannot read the pod template: {exc}"
+            path = made.base + tuple(exc.path) if isinstance(exc, ObjectFieldError) else made.base
+            scenario.problems.append(Problem(message, kind=made.kind, name=made.key, path=path, ref=made.ref))
+            continue
         if ("Pod", pod.key) in scenario.refs:
             continue  # named as a pod of the input already
         scenario.refs[("Pod", pod.key)] = made.ref

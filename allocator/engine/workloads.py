@@ -161,10 +161,28 @@ class _Bad(ValueError):
         self.path, self.message = path, message
 
 
+_SPEC_TYPES = {  # the pod template fields the scheduling reads, and the JSON type each must have
+    "affinity": dict, "nodeSelector": dict, "tolerations": list, "resourceClaims": list, "containers": list,
+    "initContainers": list, "schedulingGroup": dict, "overhead": dict, "resources": dict,
+    "topologySpreadConstraints": list, "volumes": list, "schedulingGates": list,
+}
+
+
 def _template(spec: dict, base: tuple) -> dict:
     template = spec.get("template")
     if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
         raise _Bad(base + ("template",), "Required value: a pod template (template.spec) is needed to make pods")
+    if template.get("metadata") is not None and not isinstance(template["metadata"], dict):
+        raise _Bad(base + ("template", "metadata"), "Invalid value: must be an object")
+    pod_spec = template["spec"]
+    for key, kind in _SPEC_TYPES.items():
+        if pod_spec.get(key) is not None and not isinstance(pod_spec[key], kind):
+            raise _Bad(base + ("template", "spec", key),
+                       f"Invalid value: must be {'an object' if kind is dict else 'a list'}")
+    affinity = pod_spec.get("affinity") or {}
+    for key in ("nodeAffinity", "podAffinity", "podAntiAffinity"):
+        if affinity.get(key) is not None and not isinstance(affinity[key], dict):
+            raise _Bad(base + ("template", "spec", "affinity", key), "Invalid value: must be an object")
     return template
 
 
@@ -179,13 +197,15 @@ def _pod(template: dict, *, namespace: str, name: str, generate_name: str | None
     meta = {"name": name, "namespace": namespace}
     if generate_name:
         meta["generateName"] = generate_name
-    merged_labels = {**(meta_in.get("labels") or {}), **(labels or {})}
+    given_labels = meta_in.get("labels") if isinstance(meta_in.get("labels"), dict) else {}
+    given_annotations = meta_in.get("annotations") if isinstance(meta_in.get("annotations"), dict) else {}
+    merged_labels = {**given_labels, **(labels or {})}
     if merged_labels:
         meta["labels"] = merged_labels
-    merged_annotations = {**(meta_in.get("annotations") or {}), **(annotations or {})}
+    merged_annotations = {**given_annotations, **(annotations or {})}
     if merged_annotations:
         meta["annotations"] = merged_annotations
-    if meta_in.get("finalizers"):
+    if isinstance(meta_in.get("finalizers"), list) and meta_in["finalizers"]:
         meta["finalizers"] = list(meta_in["finalizers"])
     meta["ownerReferences"] = [owner]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy.deepcopy(template["spec"])}
@@ -471,7 +491,8 @@ def _expand_daemon_set(w: Workload, existing: _Existing, out: "_Out", nodes: dic
     chosen, skipped = daemon_nodes(w.raw, nodes)
     have = _existing_daemon_nodes(existing.of("DaemonSet", w.namespace, w.name))
     revision = template_hash(template)
-    generation = w.raw.get("metadata", {}).get("generation")
+    meta = w.raw.get("metadata") if isinstance(w.raw.get("metadata"), dict) else {}
+    generation = meta.get("generation") if isinstance(meta.get("generation"), int) else None
     owner = _owner("DaemonSet", w.name, w.uid)
     labels = {"controller-revision-hash": revision, "pod-template-generation": str(generation or 1)}
     pods, made_for = [], []
@@ -532,8 +553,9 @@ def expand(workloads: list, *, pods: list, nodes: dict) -> Expansion:
     existing = _Existing(pods)
     owned_sets = set()  # (namespace, deployment) whose ReplicaSet is itself in the input
     for w in workloads:
-        if w.kind == "ReplicaSet":
-            for owner in (w.raw.get("metadata") or {}).get("ownerReferences") or ():
+        meta = w.raw.get("metadata") if isinstance(w.raw.get("metadata"), dict) else {}
+        if w.kind == "ReplicaSet" and isinstance(meta.get("ownerReferences"), list):
+            for owner in meta["ownerReferences"]:
                 if isinstance(owner, dict) and owner.get("controller") and owner.get("kind") == "Deployment":
                     owned_sets.add((w.namespace, owner.get("name")))
     for w in workloads:
@@ -554,6 +576,10 @@ def expand(workloads: list, *, pods: list, nodes: dict) -> Expansion:
             out.expansion.problems.append(Problem(
                 f"{bad.message} (so no pods are made)", kind=w.kind, name=w.key, path=bad.path,
                 severity=WARNING, ref=w.ref))
+        except (TypeError, AttributeError, ValueError, KeyError) as exc:  # a field of the wrong type
+            out.expansion.problems.append(Problem(
+                f"cannot read the workload ({exc}), so no pods are made", kind=w.kind, name=w.key,
+                path=("spec",), severity=WARNING, ref=w.ref))
     return out.expansion
 
 

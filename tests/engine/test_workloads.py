@@ -251,3 +251,20 @@ def test_every_real_manifest_with_a_workload_makes_pods_or_gives_a_located_reaso
     reasons = [p for p in scenario.problems if p.line is not None and (
         p.kind in workload_kinds or p.severity == ERROR or "DaemonSets'" in p.message)]
     assert reasons, f"{path}: no pods and no located reason: {[p.render() for p in scenario.problems]}"
+
+
+@pytest.mark.parametrize("kind, path, value", [
+    ("Deployment", ("spec", "template", "spec", "affinity"), "x"),
+    ("DaemonSet", ("spec", "template", "spec", "containers"), 3),
+    ("Job", ("spec", "parallelism"), "two"),
+    ("ReplicaSet", ("metadata",), [1]),
+])
+def test_a_field_of_the_wrong_type_is_a_located_problem_not_a_traceback(kind, path, value):
+    obj = workload(kind, "w", pod_spec(templates=[("gpu", "one-gpu")]))
+    holder = obj
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = value
+    scenario, outcome = run(*daemon_nodes_cluster(obj))
+    assert not scenario.pod_workloads
+    assert any(p.line is not None and (p.kind == kind or p.path[:1] == ("metadata",)) for p in scenario.problems)
