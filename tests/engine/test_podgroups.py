@@ -3,7 +3,7 @@ the group; with the gate off every pod has claims of its own."""
 from __future__ import annotations
 
 from allocator.engine.gates import ComponentGates, gates_from_dict
-from allocator.engine.pods import PENDING, SCHEDULED
+from allocator.engine.pods import SCHEDULED
 from allocator.engine.run import allocate_text
 from allocator.engine.scenario import read_scenario
 from tests.engine import cluster as k
