@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from allocator.engine import cel
+from allocator.engine import backtrack, cel, podgroups, workloads
 from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator
 from allocator.engine.attempt import allocated_state
@@ -102,6 +102,7 @@ class PodClaim:
     allocated_before: bool = False  # allocated in the input already
     reserved_for: list = field(default_factory=list)  # status.reservedFor, after this run
     extended_resources: list | None = None  # the special claim: container -> request mappings
+    group: str | None = None  # the PodGroup (namespace/name) whose claim this is, reserved for the group
 
     def as_dict(self) -> dict:
         out = {
@@ -116,6 +117,8 @@ class PodClaim:
         }
         if self.extended_resources is not None:
             out["extendedResources"] = self.extended_resources
+        if self.group is not None:
+            out["podGroup"] = self.group
         return out
 
 
@@ -165,6 +168,8 @@ class PodResult:
     explanation: dict | None = None  # explain() for the chosen node, else a node DRA rejected
     requests: dict = field(default_factory=dict)  # the effective requests NodeResourcesFit checks, as text
     ranking: Ranking | None = None  # the scores of the feasible nodes
+    workload: str | None = None  # the workload whose controller made this pod (see workloads)
+    joint: object | None = None  # backtrack.JointAssignment, on the first Pending pod it explains
 
     @property
     def key(self) -> str:
@@ -182,6 +187,10 @@ class PodResult:
             "notes": list(self.notes),
             "requests": dict(self.requests),
         }
+        if self.workload is not None:
+            out["workload"] = self.workload
+        if self.joint is not None:
+            out["jointAssignment"] = self.joint.as_dict()
         if self.ranking is not None:
             out["scoring"] = self.ranking.as_dict()
         if self.problems:
@@ -246,16 +255,19 @@ def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
     return False
 
 
-def _with_status(claim: ResourceClaim, *, allocation: dict | None = None, pod: Pod | None = None) -> ResourceClaim:
-    """The claim after the scheduler's PreBind: allocation written, the pod added to reservedFor."""
+def _with_status(claim: ResourceClaim, *, allocation: dict | None = None, pod: Pod | None = None,
+                 consumer: dict | None = None) -> ResourceClaim:
+    """The claim after the scheduler's PreBind: allocation written, the pod (or, for a PodGroup's
+    claim, its group) added to reservedFor."""
     raw = dict(claim.raw)
     status = dict(raw.get("status") or {})
     if allocation is not None:
         status["allocation"] = allocation
     if pod is not None:
+        consumer = consumer or pod.consumer
         reserved = list(status.get("reservedFor") or [])
-        if not any(isinstance(r, dict) and r.get("uid") == pod.uid for r in reserved):
-            reserved.append(pod.consumer)
+        if not any(isinstance(r, dict) and r.get("uid") == consumer["uid"] for r in reserved):
+            reserved.append(consumer)
         status["reservedFor"] = reserved
     raw["status"] = status
     return build_claim(raw, claim.ref)
@@ -310,19 +322,28 @@ class _Resolved:
     entries: list = field(default_factory=list)  # (PodClaim, ResourceClaim | None)
     error: str | None = None  # the first reason the scheduler cannot use the claims yet
     notes: list = field(default_factory=list)
+    consumers: dict = field(default_factory=dict)  # claim key -> reservedFor entry, for a PodGroup's claims
 
     def fail(self, message: str) -> None:
         self.error = self.error or message
 
 
-def _resolve_claims(pod: Pod, claims: _Claims, scenario: Scenario, features: AllocatorFeatures) -> _Resolved:
-    """The pod's claims as the scheduler finds them once the resourceclaim controller has run."""
+def _resolve_claims(pod: Pod, claims: _Claims, scenario: Scenario, features: AllocatorFeatures,
+                    groups: dict | None = None) -> _Resolved:
+    """The pod's claims as the scheduler finds them once the resourceclaim controller has run;
+    `groups` (PodGroups by key) when DRAWorkloadResourceClaims is on."""
     resolved = _Resolved()
     statuses = {s.get("name"): s for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or ())
                 if isinstance(s, dict)}
     for entry in (pod.raw.get("spec") or {}).get("resourceClaims") or ():
         view = PodClaim(entry.get("name") or "", None, pod.namespace)
-        if entry.get("resourceClaimName"):
+        group = podgroups.binding(pod, entry, groups) if groups else None
+        if group is not None:
+            view.group = group.key
+            claim = _group_claim(pod, group, view, entry, claims, scenario, features, resolved)
+            if claim is not None:
+                resolved.consumers[claim.key] = group.consumer
+        elif entry.get("resourceClaimName"):
             view.name = entry["resourceClaimName"]
             claim = claims.get(pod.namespace, view.name)
             if claim is None:
@@ -333,6 +354,37 @@ def _resolve_claims(pod: Pod, claims: _Claims, scenario: Scenario, features: All
                                     resolved)
         resolved.entries.append((view, claim))
     return resolved
+
+
+def _group_claim(pod: Pod, group, view: PodClaim, entry: dict, claims: _Claims, scenario: Scenario,
+                 features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
+    """A PodGroup's claim: the one it names, or the one the controller made (or makes) for the group."""
+    if entry.get("resourceClaimName"):
+        view.name = entry["resourceClaimName"]
+        claim = claims.get(pod.namespace, view.name)
+        if claim is None:
+            resolved.fail(f'could not find ResourceClaim "{pod.namespace}/{view.name}"')
+        return claim
+    view.template = entry.get("resourceClaimTemplateName")
+    recorded = group.statuses.get(view.pod_claim_name)
+    claim = claims.get(pod.namespace, recorded) if recorded else None
+    if claim is None:
+        claim = next((c for c in claims.by_key.values() if c.namespace == group.namespace
+                      and ((c.raw.get("metadata") or {}).get("annotations") or {}).get(POD_CLAIM_ANNOTATION)
+                      == view.pod_claim_name and podgroups.owned_by_group(c, group)), None)
+    if claim is not None:
+        view.name = claim.name
+        return claim
+    template = next((t for t in scenario.templates if t.key == f"{pod.namespace}/{view.template}"), None)
+    if template is None:
+        resolved.notes.append(f"the resourceclaim controller cannot create PodGroup {group.key}'s claim "
+                              f"{view.pod_claim_name}: resource claim template \"{view.template}\" not found")
+        resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
+        return None
+    claim = podgroups.make_claim(group, view.pod_claim_name, template)
+    view.name, view.generated = claim.name, True
+    claims.put(claim)
+    return claim
 
 
 def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Claims, scenario: Scenario,
@@ -570,8 +622,10 @@ def schedule_pods(
     time_limit: float = DEFAULT_TIME_LIMIT,
     explain_result: bool = True,
     share_ids=None,
+    joint_search: bool = True,
 ) -> Outcome:
-    """Schedule every pod of the scenario that has no node yet, one after the other."""
+    """Schedule every pod of the scenario that has no node yet, one after the other; when a later
+    pod stays Pending, say whether another assignment of the pods to nodes would have fit all."""
     gates = gates or ComponentGates()
     warnings = list(scenario.warnings) + [Problem(NOT_MODELLED, severity=WARNING)]
     if scenario.errors:
@@ -591,14 +645,23 @@ def schedule_pods(
         "share_ids": share_ids,
         "exact_first": ExactFirst(),
     }
+    groups = scenario.pod_groups if gates.scheduler.enabled(podgroups.GATE) else {}
+    generic = gates.scheduler.enabled(podgroups.GENERIC_GATE)
     results: list[PodResult] = []
     to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)
     used: set = set()
-    for raw in scenario.pods:
+    pods = scenario.pods
+    if node_name and scenario.daemon_pods:
+        pods, left_out = workloads.for_one_node(pods, scenario.daemon_pods, node_name)
+        if left_out:
+            warnings.append(Problem(
+                f"{left_out} DaemonSet pod{'s' if left_out > 1 else ''} made for other nodes than {node_name} "
+                "left out: the run asks about that node only", severity=WARNING))
+    for raw in pods:
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
                                            names=names, features=features, options=options,
-                                           explain_result=explain_result)
+                                           explain_result=explain_result, groups=groups, generic=generic)
         used.update(c.key for c in pod_claims)
         if result.outcome != BOUND:
             for claim in pod_claims:
@@ -606,6 +669,14 @@ def schedule_pods(
                     to_allocate.setdefault(claim.key, claim)
         results.append(result)
 
+    if joint_search:
+        again = functools.partial(schedule_pods, node_name=node_name, gates=gates, max_steps=max_steps,
+                                  time_limit=time_limit, explain_result=False, joint_search=False)
+        joint = backtrack.joint_assignment(scenario, results, again)
+        if joint is not None:
+            first = next(r for r in results if r.outcome == PENDING and r.key in joint.pods)
+            first.joint = joint
+            first.notes.append(joint.message)
     unused = [c.key for c in scenario.claims if c.allocation is None and c.key not in used]
     if unused:
         listed = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
@@ -633,12 +704,13 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
 
 
 def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
-                  explain_result: bool) -> tuple[PodResult, list]:
-    result = PodResult(pod.name, pod.namespace, PENDING)
+                  explain_result: bool, groups: dict | None = None, generic: bool = False) -> tuple[PodResult, list]:
+    result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key))
     result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
                        if amount}
-    resolved = _resolve_claims(pod, cluster, scenario, features)
+    resolved = _resolve_claims(pod, cluster, scenario, features, groups)
     result.notes.extend(resolved.notes)
+    result.notes.extend(_group_notes(pod, scenario, groups, generic))
     unique = list({c.key: c for _, c in resolved.entries if c is not None}.values())
     result.notes.extend(_sharing_notes(pod, unique))
     unmodelled = unmodelled_features(pod.raw)
@@ -661,6 +733,26 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
             unique.append(claim)
     result.claims = _claim_views(resolved, cluster)
     return result, unique
+
+
+def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[str]:
+    name = podgroups.group_of(pod)
+    if not name:
+        return []
+    if not generic:
+        return [f"{podgroups.GENERIC_GATE} is off: the scheduler knows no PodGroups (the apiserver would drop "
+                "spec.schedulingGroup), so the pod is scheduled on its own with claims of its own"]
+    group = scenario.pod_groups.get(f"{pod.namespace}/{name}")
+    if group is None:
+        return [f"the pod belongs to PodGroup {pod.namespace}/{name}, which the scenario does not hold: its claims "
+                "are its own here"]
+    notes = []
+    if group.claims and not groups:
+        notes.append(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, every "
+                     "pod gets and reserves claims of its own")
+    if group.min_count and group.min_count > 1:
+        notes.append(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count))
+    return notes
 
 
 def _sharing_notes(pod: Pod, claims: list) -> list[str]:
@@ -705,7 +797,7 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
     else:
         result.outcome, result.node = SCHEDULED, cycle.chosen
         special = [cycle.extended[0]] if cycle.extended is not None else []
-        _commit(pod, claims + special, cycle.allocator, cluster)
+        _commit(pod, claims + special, cycle.allocator, cluster, resolved.consumers)
         capacity.on(cycle.chosen).add(pod, use_status=False)
         if explain_result and cycle.chosen_attempt is not None:
             result.explanation = explain_attempt(cycle.chosen_attempt)
@@ -721,7 +813,7 @@ def _bound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, node_
     result.outcome, result.node = BOUND, node_name
     for claim in claims:
         if claim.allocation is not None:
-            cluster.put(_with_status(claim, pod=pod))
+            cluster.put(_with_status(claim, pod=pod, consumer=resolved.consumers.get(claim.key)))
     waiting = f"bound to node {node_name} (spec.nodeName): the kubelet cannot start it"
     if resolved.error:
         result.message = f"{waiting}: {resolved.error}"
@@ -744,7 +836,8 @@ def _bound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, node_
                           f"claims); it would find devices on {cycle.chosen}")
 
 
-def _commit(pod: Pod, claims: list, allocator: Allocator | None, cluster: _Claims) -> None:
+def _commit(pod: Pod, claims: list, allocator: Allocator | None, cluster: _Claims,
+            consumers: dict | None = None) -> None:
     """Reserve and PreBind: allocations are written and every claim is reserved for the pod."""
     allocations = {}
     if allocator is not None:
@@ -752,7 +845,8 @@ def _commit(pod: Pod, claims: list, allocator: Allocator | None, cluster: _Claim
             allocations[claim.key] = build_allocation(allocator, ci)
     for claim in claims:
         current = cluster.get(claim.namespace, claim.name) or claim
-        cluster.put(_with_status(current, allocation=allocations.get(claim.key), pod=pod))
+        cluster.put(_with_status(current, allocation=allocations.get(claim.key), pod=pod,
+                                 consumer=(consumers or {}).get(claim.key)))
     cluster.refresh()
 
 

@@ -20,7 +20,7 @@ from allocator.engine.objects import (
     build_slice,
     build_template,
 )
-from allocator.engine import statusauth
+from allocator.engine import podgroups, statusauth, workloads
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR, IGNORED_KIND, WARNING, Problem, field_path
 from allocator.engine.taintrules import build_taint_rule, tainted_slices
 from allocator.engine.validation import is_decoding_error, validate
@@ -45,6 +45,10 @@ class Scenario:
     conversions: dict = field(default_factory=dict)  # position -> Conversion, for older resource.k8s.io
     taint_rules: list = field(default_factory=list)  # DeviceTaintRule, input order
     rbac: statusauth.RBACObjects = field(default_factory=statusauth.RBACObjects)  # roles, bindings, plugins
+    workloads: list = field(default_factory=list)  # workloads.Workload, input order
+    pod_workloads: dict = field(default_factory=dict)  # pod key -> the workload its controller made it for
+    daemon_pods: dict = field(default_factory=dict)  # pod key -> node, for the pods made for DaemonSets
+    pod_groups: dict = field(default_factory=dict)  # namespace/name -> podgroups.PodGroup
 
     def scheduler_slices(self, gates: FeatureGates) -> list:
         """The slices as kube-scheduler lists them: with DRADeviceTaintRules, rules' taints added."""
@@ -169,6 +173,7 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
     ignored: dict[str, int] = {}
     converted: dict[tuple, list] = {}  # (version, kind) -> [count, moves, first ref, first name]
     seen: dict[tuple, tuple] = {}
+    pod_positions: list[int] = []  # input position of each of scenario.pods
     for index, raw in enumerate(loaded.objects):
         data = raw.data
         kind, api_version = data.get("kind"), data.get("apiVersion")
@@ -190,8 +195,22 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         understood = (api_version == "resource.k8s.io/v1" and kind in RESOURCE_KINDS) or (
             api_version == "v1" and kind in CORE_KINDS
         )
+        if not understood and podgroups.understood(api_version, kind):
+            group, found = podgroups.read_pod_group(data, raw.ref, kind=kind, name=name)
+            scenario.problems.extend(found)
+            if group is not None and group.key in scenario.pod_groups:
+                scenario.problems.append(Problem(f"PodGroup {group.key} appears more than once; a cluster holds "
+                                                 "one object per name", kind=kind, name=name,
+                                                 path=("metadata", "name"), ref=raw.ref))
+            elif group is not None:
+                scenario.pod_groups[group.key] = group
+            continue
+        if not understood and workloads.understood(api_version, kind):
+            scenario.workloads.append(workloads.read_workload(data, raw.ref, index))
         if not understood and statusauth.understood(api_version, kind):
             scenario.problems.extend(statusauth.read_into(scenario.rbac, data, raw.ref, memo, kind=kind, name=name))
+            continue
+        if not understood and workloads.understood(api_version, kind):
             continue
         if not understood:
             if kind in RESOURCE_KINDS and isinstance(api_version, str) and api_version.startswith("resource.k8s.io/"):
@@ -251,6 +270,8 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
                 scenario.slices.append(kept[1])
             else:
                 _add_object(scenario, kind, data, raw.ref, index)
+                if kind == "Pod":
+                    pod_positions.append(index)
         except ObjectFieldError as exc:
             scenario.problems.append(Problem(exc.message, kind=kind, name=name, path=exc.path, ref=raw.ref))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -268,9 +289,11 @@ def _read(text: str | bytes, apiserver_gates: FeatureGates | None) -> Scenario:
         hint = f"did you mean {close[0]}? " if close else ""
         scenario.problems.append(Problem(
             f"{what}: ignored ({count} object{'s' if count > 1 else ''}); {hint}the playground reads "
-            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule and v1 Node, Pod, "
-            "Namespace",
+            "resource.k8s.io/v1 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, v1 Node, Pod, "
+            "Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and batch/v1 Job, CronJob",
             path=("kind",), severity=WARNING, code=IGNORED_KIND, ref=ref))
+    if scenario.workloads:
+        _add_workload_pods(scenario, pod_positions, apiserver_gates)
     _admin_access_admission(scenario)
     scenario.problems = [scenario.locate(p) for p in scenario.problems]
     return scenario
@@ -294,6 +317,49 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
     elif kind == "Namespace":
         labels = (data.get("metadata") or {}).get("labels") or {}
         scenario.namespaces[(data.get("metadata") or {}).get("name", "")] = {str(k): str(v) for k, v in labels.items()}
+
+
+def _add_workload_pods(scenario: Scenario, positions: list, apiserver_gates: FeatureGates | None) -> None:
+    """The pods the scenario's workloads' controllers would create, each validated as the apiserver
+    validates the workload's pod template, placed among the other pods in input order."""
+    expansion = workloads.expand(scenario.workloads, pods=scenario.pods, nodes=scenario.nodes)
+    scenario.problems.extend(expansion.problems)
+    if not scenario.pods and expansion.pods and all(
+            m.node is not None and not workloads.asks_for_devices(m.raw) for m in expansion.pods):
+        # Only plugin-like DaemonSet pods: they would turn a claims run into a pod run without a pod
+        # that asks for devices; the claims are allocated as written instead.
+        scenario.problems.append(Problem(
+            f"the DaemonSets' {len(expansion.pods)} pod{'s' if len(expansion.pods) > 1 else ''} ask for no "
+            "devices and the scenario has no other pod: the claims are allocated as written, and these pods "
+            "are not scheduled", kind=expansion.pods[0].kind, name=expansion.pods[0].key, path=("spec",),
+            severity=WARNING, ref=expansion.pods[0].ref))
+        return
+    ordered = list(zip(positions, range(len(positions)), scenario.pods))
+    for made in expansion.pods:
+        bad = False
+        for fe in validate(made.raw, cel_check=_cel_check_for(apiserver_gates), gates=apiserver_gates):
+            path = made.base + tuple(fe.path) if fe.path[:1] in (("spec",), ("metadata",)) else made.base
+            scenario.problems.append(Problem(fe.message, kind=made.kind, name=made.key, path=path, severity=fe.severity,
+                                             ref=made.ref))
+            bad = bad or fe.severity == ERROR
+        if bad:
+            continue
+        try:
+            pod = build_pod(made.raw, made.ref)
+        except (ObjectFieldError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            message = exc.message if isinstance(exc, ObjectFieldError) else f"cannot read the pod template: {exc}"
+            path = made.base + tuple(exc.path) if isinstance(exc, ObjectFieldError) else made.base
+            scenario.problems.append(Problem(message, kind=made.kind, name=made.key, path=path, ref=made.ref))
+            continue
+        if ("Pod", pod.key) in scenario.refs:
+            continue  # named as a pod of the input already
+        scenario.refs[("Pod", pod.key)] = made.ref
+        scenario.pod_workloads[pod.key] = made.workload
+        if made.node is not None:
+            scenario.daemon_pods[pod.key] = made.node
+        ordered.append((made.index, len(ordered), pod))
+    ordered.sort(key=lambda item: (item[0], item[1]))
+    scenario.pods = [pod for _, _, pod in ordered]
 
 
 def _admin_access_admission(scenario: Scenario) -> None:

@@ -184,6 +184,7 @@ class PluginWorkload:
     node_selector: dict  # spec.template.spec.nodeSelector
     drivers: tuple  # the drivers it serves, when it says; empty: any driver of the claim
     ref: tuple | None = field(default=None, compare=False)
+    raw: dict | None = field(default=None, compare=False, repr=False)  # the DaemonSet, for its pods' nodes
 
     @property
     def key(self) -> str:
@@ -624,13 +625,14 @@ def _workload(c: _Checker, data: dict, namespace: str, name: str, ref) -> Plugin
     if isinstance(annotation, str) and annotation.strip():
         drivers = [d.strip() for d in annotation.split(",") if d.strip()]
     else:
-        for container in pod.get("containers") or []:
+        for container in pod.get("containers") if isinstance(pod.get("containers"), list) else []:
             if not isinstance(container, dict):
                 continue
-            for env in container.get("env") or []:
+            for env in container.get("env") if isinstance(container.get("env"), list) else []:
                 if isinstance(env, dict) and env.get("name") == "DRIVER_NAME" and isinstance(env.get("value"), str):
                     drivers.append(env["value"])
-            args = [a for a in (container.get("args") or []) + (container.get("command") or []) if isinstance(a, str)]
+            args = [a for key in ("args", "command") if isinstance(container.get(key), list)
+                    for a in container[key] if isinstance(a, str)]
             for i, arg in enumerate(args):
                 m = _PLUGIN_ARG.match(arg)
                 if m:
@@ -638,7 +640,7 @@ def _workload(c: _Checker, data: dict, namespace: str, name: str, ref) -> Plugin
                     if value:
                         drivers.append(value)
     return PluginWorkload("DaemonSet", namespace, name, sa, {str(k): str(v) for k, v in selector.items()},
-                          tuple(dict.fromkeys(drivers)), ref)
+                          tuple(dict.fromkeys(drivers)), ref, data)
 
 
 def read_object(data: dict, ref=None, *, bootstrap: bool = False):

@@ -33,6 +33,7 @@ from allocator.engine.statusauth.rbac import (
     go_quote,
 )
 from allocator.engine.validation import dns_label_errors, dns_subdomain_errors
+from allocator.engine.workloads import daemon_nodes
 
 GRANULAR_GATE = "DRAResourceClaimGranularStatusAuthorization"
 DEVICE_STATUS_GATE = "DRAResourceClaimDeviceStatus"
@@ -97,13 +98,16 @@ def identity_writer(*, user: str = "", groups=(), service_account: str = "", nod
 
 
 def plugin_writers(objects: RBACObjects, nodes: dict) -> list[Writer]:
-    """One writer per plugin pod: a DaemonSet runs one on every node its node selector matches."""
+    """One writer per plugin pod: the DaemonSet controller runs one on every node the template's
+    node name, node selector and required node affinity match and whose taints its pods tolerate."""
     writers = []
     for workload in objects.workloads:
-        for node_name in sorted(nodes):
-            labels = getattr(nodes[node_name], "labels", {}) or {}
-            if any(labels.get(k) != v for k, v in workload.node_selector.items()):
-                continue
+        if workload.raw is not None:
+            on, _ = daemon_nodes(workload.raw, nodes)
+        else:
+            on = [n for n in sorted(nodes) if all(
+                (getattr(nodes[n], "labels", {}) or {}).get(k) == v for k, v in workload.node_selector.items())]
+        for node_name in on:
             writers.append(Writer(
                 f"plugin:{workload.key}@{node_name}", f"{workload.name} on {node_name}", "plugin",
                 service_account_user(workload.namespace, workload.service_account, node_name), "update",

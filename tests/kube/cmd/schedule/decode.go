@@ -114,6 +114,9 @@ func (d *dump) add(obj runtime.Object) error {
 	case *resourceapi.DeviceTaintRule:
 		d.taintRules = append(d.taintRules, o)
 	default:
+		if d.addPodGroup(obj) { // podgroups.go
+			return nil
+		}
 		return fmt.Errorf("kind %T is not read by the scheduler oracle", obj)
 	}
 	return nil

@@ -19,7 +19,10 @@ import (
 )
 
 type request struct {
-	Dump string `json:"dump"`
+	Dump  string          `json:"dump"`
+	Gates map[string]bool `json:"gates,omitempty"` // feature gates for this dump only (podgroups.go)
+	// Reservations asks for each claim's status.reservedFor in the answer (podgroups.go).
+	Reservations bool `json:"reservations,omitempty"`
 }
 
 func main() {
@@ -44,7 +47,7 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			reply = map[string]string{"error": "bad request: " + err.Error()}
 		} else {
-			reply = answer(req.Dump)
+			reply = answerWithGates(req.Dump, req.Gates, req.Reservations)
 		}
 		line, _ := json.Marshal(reply)
 		out.Write(line)

@@ -72,11 +72,12 @@ type nodeScore struct {
 }
 
 type claimAnswer struct {
-	PodClaimName string                        `json:"podClaimName,omitempty"`
-	Extended     bool                          `json:"extended,omitempty"`
-	Name         string                        `json:"name"`
-	Allocation   *resourceapi.AllocationResult `json:"allocation,omitempty"`
-	Error        string                        `json:"error,omitempty"`
+	PodClaimName string                                       `json:"podClaimName,omitempty"`
+	Extended     bool                                         `json:"extended,omitempty"`
+	Name         string                                       `json:"name"`
+	Allocation   *resourceapi.AllocationResult                `json:"allocation,omitempty"`
+	Error        string                                       `json:"error,omitempty"`
+	ReservedFor  []resourceapi.ResourceClaimConsumerReference `json:"reservedFor,omitempty"`
 }
 
 // world is one dump loaded into a fake API server, its informers, the scheduler's cache and a
@@ -212,7 +213,8 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache := internalcache.New(ctx, nil, false, false)
+	cache := internalcache.New(ctx, nil, genericWorkload(), false)
+	addPodGroupsToCache(d, cache)
 	snapshot := internalcache.NewEmptySnapshot()
 	fw, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), profile,
 		frameworkruntime.WithClientSet(client),
@@ -299,6 +301,8 @@ func terminal(pod *v1.Pod) bool {
 // each (claims allocated by PreBind) before the next.
 func scheduleAll(ctx context.Context, d *dump) ([]podAnswer, error) {
 	logger := klog.FromContext(ctx)
+	defer delete(podGroupsOf, d)
+	makePodGroupClaims(d)
 	makeTemplateClaims(d)
 	w, err := newWorld(ctx, d)
 	if err != nil {
@@ -591,6 +595,9 @@ func (w *world) claimsOf(ctx context.Context, pod *v1.Pod) []claimAnswer {
 			a.Error = err.Error()
 		} else {
 			a.Allocation = claim.Status.Allocation
+			if reportReservations {
+				a.ReservedFor = claim.Status.ReservedFor
+			}
 		}
 		return a
 	}

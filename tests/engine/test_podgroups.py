@@ -1,0 +1,102 @@
+"""Pod groups share their claims (DRAWorkloadResourceClaims): one claim for the group, reserved for
+the group; with the gate off every pod has claims of its own."""
+from __future__ import annotations
+
+from allocator.engine.gates import ComponentGates, gates_from_dict
+from allocator.engine.pods import SCHEDULED
+from allocator.engine.run import allocate_text
+from allocator.engine.scenario import read_scenario
+from tests.engine import cluster as k
+
+ON = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
+GENERIC_ONLY = ComponentGates.uniform(gates_from_dict({"GenericWorkload": True}))
+
+
+def pod_group(name="trainers", claims=(("gpu", None, "one-gpu"),), min_count=None, api_version="scheduling.k8s.io/v1beta1"):
+    spec = {"resourceClaims": [{"name": n, **({"resourceClaimName": c} if c else {}),
+                                **({"resourceClaimTemplateName": t} if t else {})} for n, c, t in claims]}
+    if min_count:
+        spec["schedulingPolicy"] = {"gang": {"minCount": min_count}}
+    return {"apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": name, "namespace": "default"},
+            "spec": spec}
+
+
+def member(name, group="trainers", templates=(("gpu", "one-gpu"),)):
+    pod = k.pod(name, templates=list(templates))
+    pod["spec"]["schedulingGroup"] = {"podGroupName": group}
+    return pod
+
+
+def cluster(*objects):
+    return k.dump(
+        k.node("node-a"), k.node("node-b"), k.device_class(),
+        k.resource_slice("node-a", [k.gpu("gpu-0", 0)]), k.resource_slice("node-b", [k.gpu("gpu-0", 0)]),
+        k.template("one-gpu", k.claim_spec(k.request())), *objects)
+
+
+def claims_of(outcome):
+    return [[c.name for c in p.claims] for p in outcome.pods]
+
+
+def test_group_pods_share_one_claim_made_for_the_group_and_reserved_for_it():
+    _, outcome = allocate_text(cluster(pod_group(), member("t-0"), member("t-1")), gates=ON)
+    first, second = outcome.pods
+    assert (first.outcome, first.node, second.outcome, second.node) == (SCHEDULED, "node-a", SCHEDULED, "node-a")
+    (name,), (again,) = claims_of(outcome)
+    assert name == again and name.startswith("trainers-gpu-") and len(name) == len("trainers-gpu-") + 5
+    claim = second.claims[0]
+    assert claim.group == "default/trainers" and claim.as_dict()["podGroup"] == "default/trainers"
+    assert [(r["resource"], r["name"]) for r in claim.reserved_for] == [("podgroups", "trainers")]
+    assert claim.reserved_for[0]["apiGroup"] == "scheduling.k8s.io"
+    # the shared allocation is on node-a: the second pod can only go there
+    assert {n.node: n.reason for n in second.nodes}["node-b"] == "resourceclaim not available on the node"
+
+
+def test_with_the_gate_off_each_pod_gets_its_own_claim_reserved_for_itself():
+    for gates in (None, GENERIC_ONLY):
+        _, outcome = allocate_text(cluster(pod_group(), member("t-0"), member("t-1")), gates=gates)
+        (a,), (b,) = claims_of(outcome)
+        assert a.startswith("t-0-gpu-") and b.startswith("t-1-gpu-")
+        assert [p.node for p in outcome.pods] == ["node-a", "node-b"]
+        assert outcome.pods[0].claims[0].reserved_for[0]["name"] == "t-0"
+        assert outcome.pods[0].claims[0].group is None
+    assert any("DRAWorkloadResourceClaims is off" in n for n in outcome.pods[0].notes)
+
+
+def test_a_pod_claim_that_does_not_match_the_groups_stays_the_pods_own():
+    odd = member("t-1", templates=(("other", "one-gpu"),))
+    _, outcome = allocate_text(cluster(pod_group(), member("t-0"), odd), gates=ON)
+    assert outcome.pods[1].claims[0].name.startswith("t-1-other-") and outcome.pods[1].claims[0].group is None
+    assert outcome.pods[1].node == "node-b"
+
+
+def test_a_group_sharing_a_named_claim_reserves_it_once_for_the_group():
+    named = k.claim("shared-gpu", k.claim_spec(k.request()))
+    group = pod_group(claims=(("gpu", "shared-gpu", None),))
+    pods = []
+    for name in ("t-0", "t-1"):
+        pod = k.pod(name, claims=[("gpu", "shared-gpu")])
+        pod["spec"]["schedulingGroup"] = {"podGroupName": "trainers"}
+        pods.append(pod)
+    _, outcome = allocate_text(cluster(named, group, *pods), gates=ON)
+    assert [p.outcome for p in outcome.pods] == [SCHEDULED, SCHEDULED]
+    reserved = outcome.pods[1].claims[0].reserved_for
+    assert [(r["resource"], r["name"]) for r in reserved] == [("podgroups", "trainers")]
+
+
+def test_gang_scheduling_is_said_not_to_be_modelled():
+    _, outcome = allocate_text(cluster(pod_group(min_count=2), member("t-0"), member("t-1")), gates=ON)
+    assert any("gang scheduling (minCount 2)" in n for n in outcome.pods[0].notes)
+
+
+def test_a_pod_group_in_an_unserved_version_is_ignored_with_a_located_warning():
+    scenario = read_scenario(cluster(pod_group(api_version="scheduling.k8s.io/v1alpha2")))
+    warning = next(w for w in scenario.warnings if w.kind == "PodGroup")
+    assert "not served by Kubernetes 1.37" in warning.message and warning.line is not None
+    assert scenario.pod_groups == {}
+
+
+def test_a_pod_group_claim_naming_both_a_claim_and_a_template_is_refused_at_its_line():
+    scenario = read_scenario(cluster(pod_group(claims=(("gpu", "c", "one-gpu"),))))
+    error = scenario.errors[0]
+    assert error.kind == "PodGroup" and error.path == ("spec", "resourceClaims", 0) and error.line is not None

@@ -1,0 +1,174 @@
+"""Generated workloads and pod groups for the scheduler differential.
+
+A case is a scenario as a user writes it (Deployments, StatefulSets, Jobs, DaemonSets, bare pods,
+PodGroups sharing claims) and the feature gates it runs under. The engine reads the scenario and
+expands the workloads itself; the scheduler oracle reads no workloads, so it is given the dump the
+engine's expansion stands for: every other object, then the pods in the engine's order (the
+controllers' pods are what is judged there, scheduled by kube-scheduler 1.37.2's own framework).
+
+Generation is plain `random` with a seed per case: cheap, and a failing case is named by its seed.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import yaml
+
+from allocator.engine.gates import ComponentGates, gates_from_dict
+from allocator.engine.report import outcome_data
+from allocator.engine.run import allocate_text
+from allocator.engine.scenario import read_scenario
+from allocator.engine.workloads import KINDS
+
+DRIVER = "gpu.example.com"
+GROUP_GATES = {"GenericWorkload": True, "DRAWorkloadResourceClaims": True}
+GENERIC_ONLY = {"GenericWorkload": True}
+
+
+def _node(name: str, rng: random.Random) -> dict:
+    meta = {"name": name, "labels": {"kubernetes.io/hostname": name}}
+    spec = {}
+    if rng.random() < 0.5:
+        meta["labels"]["gpu"] = "yes"
+    if rng.random() < 0.2:
+        spec["taints"] = [{"key": rng.choice(["dedicated", "nvidia.com/gpu"]), "effect": rng.choice(["NoSchedule", "NoExecute"])}]
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec,
+            "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": str(rng.choice([3, 110]))}}}
+    return node
+
+
+def _slice(node: str, count: int) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-gpus"},
+            "spec": {"driver": DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"gpu-{i}"} for i in range(count)]}}
+
+
+def _pod_spec(rng: random.Random, claims: list, group: str | None) -> dict:
+    spec = {"containers": [{"name": "main", "image": "registry.example.com/app:1.0",
+                            "resources": {"requests": {"cpu": rng.choice(["100m", "1", "3"])},
+                                          "claims": [{"name": n} for n, _ in claims]}}]}
+    if claims:
+        spec["resourceClaims"] = [{"name": n, **ref} for n, ref in claims]
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    if rng.random() < 0.3:
+        spec["nodeSelector"] = {"gpu": "yes"}
+    if rng.random() < 0.3:
+        spec["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists"}]
+    return spec
+
+
+def _workload(kind: str, name: str, spec: dict, rng: random.Random) -> dict:
+    template = {"metadata": {"labels": {"app": name}}, "spec": spec}
+    if kind == "Job":
+        spec["restartPolicy"] = "Never"
+        body = {"template": template, "parallelism": rng.randint(1, 3)}
+        if rng.random() < 0.5:
+            body.update(completionMode="Indexed", completions=rng.randint(1, 3))
+        return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": "default"}, "spec": body}
+    body = {"selector": {"matchLabels": {"app": name}}, "template": template}
+    if kind != "DaemonSet":
+        body["replicas"] = rng.randint(0, 3)
+    if kind == "StatefulSet":
+        body.update(serviceName=name, podManagementPolicy="Parallel")
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": "default"}, "spec": body}
+
+
+def case(seed: int) -> tuple[str, dict]:
+    """(scenario text, gates) for one seed."""
+    rng = random.Random(seed)
+    nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
+    objects: list = [_node(n, rng) for n in nodes]
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    objects += [_slice(n, rng.randint(0, 2)) for n in nodes]
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": "one-gpu", "namespace": "default"},
+                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}})
+    if rng.random() < 0.3:
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                        "metadata": {"name": "shared", "namespace": "default"},
+                        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}})
+        shared = True
+    else:
+        shared = False
+    groups = []
+    if rng.random() < 0.7:
+        group_claims = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+        if shared and rng.random() < 0.5:
+            group_claims.append({"name": "shared", "resourceClaimName": "shared"})
+        objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                        "metadata": {"name": "group-a", "namespace": "default"},
+                        "spec": {"resourceClaims": group_claims}})
+        groups.append("group-a")
+    for i in range(rng.randint(1, 3)):
+        kind = rng.choice(["Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "Pod"])
+        claims = []
+        if rng.random() < 0.8:
+            claims.append((rng.choice(["gpu", "gpu", "other"]), {"resourceClaimTemplateName": "one-gpu"}))
+        if shared and rng.random() < 0.5:
+            claims.append(("shared", {"resourceClaimName": "shared"}))
+        group = groups[0] if groups and rng.random() < 0.75 else None
+        spec = _pod_spec(rng, claims, group)
+        name = f"w{i}"
+        if kind == "Pod":
+            objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                            "spec": spec})
+        else:
+            objects.append(_workload(kind, name, spec, rng))
+    gates = rng.choice([GROUP_GATES, GROUP_GATES, GENERIC_ONLY, {}])
+    return yaml.safe_dump_all(objects, sort_keys=False), gates
+
+
+def oracle_dump(text: str) -> str:
+    """The dump the engine's expansion stands for: every object but the workloads, then the pods
+    in the engine's scheduling order."""
+    scenario = read_scenario(text)
+    objects = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)
+               and (d.get("apiVersion"), d.get("kind")) not in KINDS and d.get("kind") != "Pod"]
+    objects += [pod.raw for pod in scenario.pods]
+    return yaml.safe_dump_all(objects, sort_keys=False)
+
+
+def component_gates(gates: dict) -> ComponentGates:
+    return ComponentGates.uniform(gates_from_dict(gates))
+
+
+def ours(text: str, gates: dict) -> dict:
+    """The engine's answer for the scenario under the gates, as `manage.py allocate -o json` gives it."""
+    _scenario, outcome = allocate_text(text.encode(), gates=component_gates(gates), explain_result=False)
+    data = json.loads(json.dumps(outcome_data(outcome)))
+    data["exitCode"] = outcome.exit_code
+    return data
+
+
+def compare_sharing(mine: dict, theirs: dict) -> list[str]:
+    """What the scheduler differential does not compare: each claim's name and its reservedFor
+    (the pod or the PodGroup it is reserved for)."""
+    if "error" in theirs:
+        return []
+    my_pods = {(p["namespace"], p["name"]): p for p in mine.get("pods") or []}
+    diffs = []
+    for up in theirs.get("pods") or []:
+        pod = my_pods.get((up["namespace"], up["name"]))
+        if pod is None:
+            continue
+        my_claims = {c.get("podClaimName"): c for c in pod.get("claims") or []}
+        for claim in up.get("claims") or []:
+            own = my_claims.get(claim.get("podClaimName"))
+            if own is None or claim.get("error"):
+                continue
+            where = f"pod {up['namespace']}/{up['name']} claim {claim.get('podClaimName')}"
+            if own.get("name") != claim.get("name"):
+                diffs.append(f"{where}: named {own.get('name')} by the engine, {claim.get('name')} upstream")
+            mine_reserved = sorted((r.get("resource"), r.get("name")) for r in own.get("reservedFor") or [])
+            up_reserved = sorted((r.get("resource"), r.get("name")) for r in claim.get("reservedFor") or [])
+            if mine_reserved != up_reserved:
+                diffs.append(f"{where}: reserved for {mine_reserved} by the engine, {up_reserved} upstream")
+    return diffs
+
+
+def oracle_request(text: str, gates: dict) -> dict:
+    """The oracle's request for a scenario: the expanded dump, the gates, and claims' reservations."""
+    return {"dump": oracle_dump(text), "gates": gates, "reservations": True}
