@@ -94,7 +94,7 @@ def _with_explanations(data: dict, outcome, explain: ExplainSlice, memo: dict) -
     out = {}
     for key, value in data.items():  # the keys of outcome_data(with_explanation=True), in order
         out[key] = value
-        if key == "nodes":
+        if key == "candidateNodes":  # outcome_data puts the explanation right after it
             out["explanation"], bounds = bounded_explanation(outcome.explanation, explain, memo)
             if bounds:
                 out["explanationBounds"] = bounds
