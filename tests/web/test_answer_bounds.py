@@ -6,7 +6,7 @@ import pytest
 
 from allocator import answers, gallery
 from allocator.engine.report import outcome_data
-from allocator.runs import RunRequest, run_request
+from allocator.run_settings import RunSettings, run_in_process
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +74,7 @@ def test_a_bad_slice_is_a_400_with_a_message(client, query, message):
 @pytest.mark.parametrize("slug", ["simple-gpu", "mig-8-gpu", "pods"])
 def test_ordinary_answers_are_whole_and_unchanged(slug):
     example = gallery.get(slug)
-    _, outcome = run_request(RunRequest(scenario=example.scenario, node=example.node or ""))
+    _, outcome = run_in_process(RunSettings(scenario=example.scenario, node=example.node or ""))
     whole = json.dumps(outcome_data(outcome, with_explanation=True), ensure_ascii=False).encode()
 
     assert answers.api_answer(outcome, question_bytes=len(example.scenario.encode())) == whole

@@ -48,7 +48,7 @@ def test_deep_tagged_yaml_is_an_invalid_answer_never_a_cached_crash(client):
     import pickle
 
     from allocator import safe_cache
-    from allocator.runs import RunRequest
+    from allocator.run_settings import RunSettings
     from allocator.worker import result_key
 
     text = "a: " + "!<a,b> [" * 100_000 + "]" * 100_000 + "\n"
@@ -56,5 +56,5 @@ def test_deep_tagged_yaml_is_an_invalid_answer_never_a_cached_crash(client):
         response = client.post("/api/v1/allocate", text, content_type="application/yaml")
         assert response.status_code == 400
         assert response.json()["problems"][0]["message"] == "nesting is deeper than 100 levels (line 1)"
-    cached = safe_cache.get(result_key(RunRequest(scenario=text.encode())))
+    cached = safe_cache.get(result_key(RunSettings(scenario=text.encode())))
     assert cached is not None and pickle.loads(cached)[1].outcome == "invalid"
