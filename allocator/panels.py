@@ -17,7 +17,7 @@ import yaml
 
 from django.urls import reverse
 
-from allocator import panel_status_writers
+from allocator import panel_status_writers, wording
 from allocator.engine.explanation import CounterSetUse, Explanation, WhyRow
 from allocator.engine.gates import COMPONENTS
 from allocator.engine.problems import DROPPED_ON_CREATE
@@ -267,14 +267,6 @@ def why_requests(explanation: Explanation, notes: list, whose: str = "") -> list
 FOLD_AT = 4  # this many rows with one verdict and kind of reason are folded
 FOLD_BLOCKING_AT = 3  # rows that block (in use, counters, …) fold only with the very same reason
 
-VERDICT_LABELS = {
-    Verdict.CHOSEN: "✔ chosen",
-    Verdict.TRIED: "◐ tried",
-    Verdict.REJECTED: "✘ rejected",
-    Verdict.NOT_NEEDED: "· not needed",
-    Verdict.NOT_USED: "· not used",
-    Verdict.NOT_REACHED: "· not reached",
-}
 
 
 def _fold(rows: list) -> list:
@@ -302,14 +294,15 @@ def _fold(rows: list) -> list:
         if len(members) >= (FOLD_AT if not group["blocking"] else FOLD_BLOCKING_AT):
             reasons = {r.reason for r in members}
             flat.append({"folded": True, "rows": members, "verdict": group["verdict"],
-                         "label": VERDICT_LABELS[group["verdict"]],
+                         "label": wording.verdict_label(group["verdict"]),
                          "blocking": "1" if group["blocking"] else "0",
-                         "reason": reasons.pop() if len(reasons) == 1 else _reason_kind(members[0])})
+                         "reason": wording.row_reason(members[0]) if len(reasons) == 1
+                         else wording.reason_kind(members[0])})
         else:
             for row in members:
                 blocking = group["blocking"] or row.picked
                 flat.append({"folded": False, "rows": [row], "row": row, "blocking": "1" if blocking else "0",
-                             "label": VERDICT_LABELS[row.verdict]})
+                             "label": wording.verdict_label(row.verdict), "reason": wording.row_reason(row)})
     # Rows alone go back to search order; a fold keeps the place of its first row.
     order = {id(row): n for n, row in enumerate(rows)}
     flat.sort(key=lambda g: order[id(g["rows"][0])])
