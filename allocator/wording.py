@@ -84,6 +84,23 @@ def stage_name(stage: str) -> str:
     return _(word) if word else stage
 
 
+_CLAIM_STATES = {"allocated": gettext_noop("allocated"), "failed": gettext_noop("failed"),
+                 "pending": gettext_noop("pending"), "already allocated": gettext_noop("already allocated")}
+_POOL_STATES = {"usable": gettext_noop("usable"), "incomplete": gettext_noop("incomplete"),
+                "invalid": gettext_noop("invalid")}
+
+
+def claim_state(state: str) -> str:
+    """A claim's badge in the Claim status panel (panels.claim_views)."""
+    word = _CLAIM_STATES.get(state)
+    return _(word) if word else state
+
+
+def pool_state(state: str) -> str:
+    word = _POOL_STATES.get(state)
+    return _(word) if word else state
+
+
 # The gate table's help: the playground's own summary of each gate (engine/gates.py SUMMARIES), one
 # catalogue entry each. tests/web/test_i18n.py checks this list holds every summary.
 GATE_SUMMARIES = (

@@ -26,6 +26,16 @@ def stage_name(stage: str) -> str:
 
 
 @register.filter
+def claim_state(state: str) -> str:
+    return wording.claim_state(state)
+
+
+@register.filter
+def pool_state(state: str) -> str:
+    return wording.pool_state(state)
+
+
+@register.filter
 def gate_summary(name: str) -> str:
     return wording.gate_summary(name)
 
@@ -50,3 +60,10 @@ def gloss(message: str):
 @register.simple_tag
 def headline(explanation):
     return words_html(wording.headline(explanation))
+
+
+@register.filter
+def kept(text):
+    """Text that stays in English (a Kubernetes message, an engine sentence not yet worded), marked
+    `lang="en"` on a page in another language so a screen reader reads it with an English voice."""
+    return words_html(wording.Words(str(text), None if wording.in_source_language() else wording.SOURCE_LANGUAGE))
