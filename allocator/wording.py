@@ -75,6 +75,12 @@ def verdict_label(verdict: Verdict) -> str:
     return f"{mark} {_(word)}"
 
 
+def verdict_word(verdict: Verdict) -> str:
+    """The verdict alone: its JSON value in English (`not-needed`), its word in another language."""
+    verdict = Verdict(verdict)
+    return verdict.value if in_source_language() else _(_VERDICT_LABELS[verdict][1])
+
+
 _STAGES = {ALPHA: gettext_noop("alpha"), BETA: gettext_noop("beta"), GA: gettext_noop("GA"),
            DEPRECATED: gettext_noop("deprecated")}
 
