@@ -160,16 +160,19 @@ def _example_notes(lang: str) -> dict:
 def example_notes(example) -> dict:
     """An example's title and notes (Summary / Look at / Try this) in the active language, with
     English for any note not translated; `lang` is set when the notes are English on another page."""
-    notes = {"title": example.title, "summary": example.summary, "look": example.look,
-             "try_this": example.try_this, "lang": None}
+    notes = {"title": example.title, "feature": example.feature, "summary": example.summary,
+             "look": example.look, "try_this": example.try_this, "lang": None}
     if in_source_language():
         return notes
     entry = _example_notes(active()).get(example.slug)
-    if not entry or not all(entry.get(k) for k in ("title", "summary", "look", "try")):
+    if not entry or not all(entry.get(k) for k in NOTE_KEYS):
         notes["lang"] = SOURCE_LANGUAGE
         return notes
-    return {"title": entry["title"], "summary": entry["summary"].strip(), "look": entry["look"].strip(),
-            "try_this": entry["try"].strip(), "lang": None}
+    return {"title": entry["title"], "feature": entry["feature"], "summary": entry["summary"].strip(),
+            "look": entry["look"].strip(), "try_this": entry["try"].strip(), "lang": None}
+
+
+NOTE_KEYS = ("title", "feature", "summary", "look", "try")
 
 
 # --- Kubernetes' own messages: shown verbatim, with a gloss -------------------------------------------
@@ -320,6 +323,20 @@ def _refusal_sentence(code: RowCode, facts: dict, held_by: list) -> str | None:
     return None
 
 
+# Which check a device not needed would fail (a row's `would`): its code only, no facts.
+_WOULD_FAIL = {
+    RowCode.SELECTOR: gettext_noop("a selector is false"),
+    RowCode.BINDING_GATE: gettext_noop("it has bindingConditions and DRADeviceBindingConditions is disabled"),
+    RowCode.DEVICE_NODE: gettext_noop("its own node selection does not include this node"),
+    RowCode.NODE_OPS_GATE: gettext_noop("its slice sets skipNodeOperations and DRAOptionalNodeOperations is disabled"),
+    RowCode.NODE_OPS_UNDECLARED: gettext_noop("the node does not declare DRAOptionalNodeOperations"),
+    RowCode.PARTITIONABLE_GATE: gettext_noop("it consumes counters and DRAPartitionableDevices is disabled"),
+    RowCode.TAINT: gettext_noop("a taint is not tolerated"),
+    RowCode.CAPACITY_MISSING: gettext_noop("it lacks a requested capacity"),
+    RowCode.POLICY: gettext_noop("its requestPolicy does not allow the amount"),
+}
+
+
 def row_reason(row) -> Words:
     """A why row's reason in the active language; the engine's English when the row's data cannot
     say it again (marked `lang="en"` on a page in another language)."""
@@ -340,8 +357,10 @@ def row_reason(row) -> Words:
     elif verdict == Verdict.TRIED and row.code == RowCode.BACKTRACKED:
         text = _("picked, then given up: the rest of the search could not be completed with it")
     elif verdict == Verdict.NOT_NEEDED:
-        if row.would is None:
-            text = _("not needed: the request already had all its devices")
+        text = _("not needed: the request already had all its devices")
+        if row.would is not None:
+            text = _("%(reason)s; it would fail anyway: %(check)s") % {
+                "reason": text, "check": _(_WOULD_FAIL.get(RowCode(row.would), gettext_noop("another check")))}
     elif verdict == Verdict.REJECTED and row.code is not None:
         text = _refusal_sentence(RowCode(row.code), row.facts or {}, row.held_by or [])
     return Words(text) if text is not None else _kept(row.reason)
