@@ -372,7 +372,88 @@ def reason_kind(row) -> Words:
     return Words(words.text.split(":", 1)[0], words.lang) if row.code else words
 
 
+# --- the headline: the one sentence on the request a failed search could not satisfy ------------------
+
+
+def _row_text(row) -> str:
+    return row_reason(row).text
+
+
+def _names(rows: list) -> str:
+    return ", ".join(r.device for r in rows[:3]) + (" …" if len(rows) > 3 else "")
+
+
+def _asks(p: dict) -> str:
+    return ngettext("request %(request)s of claim %(claim)s needs %(need)d device",
+                    "request %(request)s of claim %(claim)s needs %(need)d devices", p["need"]) % p
+
+
+def _headline_text(sentence) -> str | None:
+    """The engine's headline (an `explanation.Sentence`) said again from its form and parts."""
+    form, p = getattr(sentence, "form", ""), getattr(sentence, "parts", {})
+    if form == "gave-up":
+        return ngettext("the search gave up after %(steps)d steps before it found an answer; its furthest attempt "
+                        "had %(had)d of the %(need)d device that request %(request)s of claim %(claim)s needs",
+                        "the search gave up after %(steps)d steps before it found an answer; its furthest attempt "
+                        "had %(had)d of the %(need)d devices that request %(request)s of claim %(claim)s needs",
+                        p["need"]) % p
+    if form == "no-devices":
+        text = _("%(asks)s; node %(node)s has no devices in usable pools") % {"asks": _asks(p), "node": p["node"]}
+        if p["unusable"]:
+            text += " " + _("(%(pools)s not usable)") % {"pools": ", ".join(p["unusable"])}
+    elif form == "all-fail-alike":
+        text = _("every device on %(node)s fails for request %(request)s of claim %(claim)s: %(reason)s") % {
+            **p, "reason": _row_text(p["row"])}
+    elif form == "all-fail":
+        detail = ", ".join(f"{n} {code}" for code, n in p["counts"])
+        text = _("%(asks)s; no device on %(node)s passes its checks (%(detail)s)") % {
+            "asks": _asks(p), "node": p["node"], "detail": detail}
+    elif form == "too-few":
+        text = ngettext("%(asks)s; on %(node)s only %(passing)d device passes its selectors and it is not taken; "
+                        "no %(need)d exist",
+                        "%(asks)s; on %(node)s only %(passing)d devices pass its selectors and none is taken; "
+                        "no %(need)d exist", p["passing"]) % {**p, "asks": _asks(p)}
+    elif form == "too-few-free":
+        text = ngettext("%(asks)s; on %(node)s only %(passing)d device passes its selectors, and %(device)s is "
+                        "not free: %(reason)s",
+                        "%(asks)s; on %(node)s only %(passing)d devices pass its selectors, and %(device)s is "
+                        "not free: %(reason)s", p["passing"]) % {
+            **p, "asks": _asks(p), "device": p["row"].device, "reason": _row_text(p["row"])}
+    elif form == "held":
+        parts = []
+        if p["constrained"]:
+            ruled = ngettext("%(devices)s is ruled out by a constraint: %(reason)s",
+                             "%(devices)s are ruled out by a constraint: %(reason)s", len(p["constrained"])) % {
+                "devices": _names(p["constrained"]), "reason": _row_text(p["constrained"][0])}
+            if p["picked"]:
+                ruled = _("with %(picked)s picked, %(ruled)s") % {"picked": ", ".join(p["picked"]), "ruled": ruled}
+            parts.append(ruled)
+        if p["other"]:
+            parts.append(_("%(device)s would fit alone but %(reason)s") % {
+                "device": p["other"][0].device, "reason": _row_text(p["other"][0])})
+        if p["taken"]:
+            parts.append(ngettext("%(devices)s is taken (%(reason)s)", "%(devices)s are taken (%(reason)s)",
+                                  len(p["taken"])) % {"devices": _names(p["taken"]),
+                                                      "reason": _row_text(p["taken"][0])})
+        text = _("%(asks)s; %(parts)s") % {"asks": _asks(p), "parts": "; ".join(parts)}
+    elif form == "no-combination":
+        text = ngettext("%(asks)s; %(passing)d device passes its selectors, but no %(need)d of them fit together "
+                        "with the other requests and constraints",
+                        "%(asks)s; %(passing)d devices pass its selectors, but no %(need)d of them fit together "
+                        "with the other requests and constraints", p["passing"]) % {**p, "asks": _asks(p)}
+    else:
+        return None
+    if p.get("alternatives"):
+        text = _("%(sentence)s; its other alternatives (%(alternatives)s) did not fit either") % {
+            "sentence": text, "alternatives": ", ".join(p["alternatives"])}
+    return text
+
+
 def headline(explanation) -> Words:
-    """The one sentence on the request the search could not satisfy. The engine writes it in
-    English from the rows; on a page in another language it is shown so, marked as English."""
-    return _kept(explanation.headline or "")
+    """The one sentence on the request the search could not satisfy: the engine's English, or the
+    same sentence from its form and parts in the page's language."""
+    sentence = explanation.headline or ""
+    if in_source_language():
+        return Words(str(sentence))
+    text = _headline_text(sentence)
+    return Words(text) if text is not None else _kept(str(sentence))

@@ -240,3 +240,27 @@ def test_the_english_gallery_is_unchanged(client):
     body = client.get("/examples/").content.decode()
     for example in gallery.all_examples():
         assert str(escape(example.summary)) in body
+
+
+def test_the_headline_of_every_gallery_example_that_fails_reads_in_korean():
+    """The engine's headline is a Sentence: its English for the JSON, its form and parts for the wording."""
+    said = []
+    for example in gallery.all_examples():
+        outcome = _run(example)
+        explanation = outcome.explanation
+        if explanation is None or not explanation.headline:
+            continue
+        with translation.override("ko"):
+            words = wording.headline(explanation)
+        assert words.lang is None and HANGUL.search(words.text), (example.slug, words.text)
+        assert wording.headline(explanation).text == explanation.headline  # English: the engine's own
+        said.append(explanation.headline.form)
+    assert len(said) >= 2
+
+
+def _run(example):
+    from allocator.runs import RunRequest, run_request
+
+    _, outcome = run_request(RunRequest(scenario=example.scenario, node=example.node or "",
+                                        gates=example.component_gates()))
+    return outcome
