@@ -66,4 +66,5 @@ def headline(explanation):
 def kept(text):
     """Text that stays in English (a Kubernetes message, an engine sentence not yet worded), marked
     `lang="en"` on a page in another language so a screen reader reads it with an English voice."""
-    return words_html(wording.Words(str(text), None if wording.in_source_language() else wording.SOURCE_LANGUAGE))
+    text = text if hasattr(text, "__html__") else str(text)  # safe HTML (a lesson's Markdown) stays safe
+    return words_html(wording.Words(text, None if wording.in_source_language() else wording.SOURCE_LANGUAGE))
