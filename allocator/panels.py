@@ -346,8 +346,24 @@ def replay_data(explanation: Explanation) -> dict:
     trace = explanation.trace
     # The steps go to the page as the engine keeps them: arrays of indexes into `strings`
     # (see Replay), a fifth of the bytes of the same steps as objects.
-    return {"strings": trace.strings, "steps": trace.steps, "total": trace.total, "devices": devices,
-            "counters": counters}
+    return {"strings": _replay_strings(explanation), "steps": trace.steps, "total": trace.total,
+            "devices": devices, "counters": counters}
+
+
+def _replay_strings(explanation: Explanation) -> list:
+    """The trace's strings; on a page in another language, a refusal the why table also holds (the
+    same refusal, so the same English text) is said as the table says it. A refusal met only at
+    another moment of the search stays the engine's English."""
+    strings = explanation.trace.strings
+    if wording.in_source_language():
+        return strings
+    said = {}
+    for row in explanation.rows():
+        if row.verdict == Verdict.REJECTED and row.reason not in said:
+            words = wording.row_reason(row)
+            if words.lang is None:
+                said[row.reason] = words.text
+    return [said.get(text, text) for text in strings]
 
 
 def _replay_panel(given: PanelInput) -> PanelView | None:

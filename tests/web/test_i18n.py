@@ -264,3 +264,12 @@ def _run(example):
     _, outcome = run_request(RunRequest(scenario=example.scenario, node=example.node or "",
                                         gates=example.component_gates()))
     return outcome
+
+
+def test_the_replay_says_a_refusal_the_why_table_holds_in_korean(client):
+    body = client.get("/?example=simple-gpu", **KO).content.decode()
+    data = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', body, re.S)
+                      .group(1).replace("\\u003C", "<").replace("\\u003E", ">").replace("\\u0026", "&"))
+    assert any(text.startswith("요청의 셀렉터 #0이(가) false예요") for text in data["strings"])
+    english = client.get("/?example=simple-gpu").content.decode()
+    assert "request selector #0 is false" in english
