@@ -24,14 +24,14 @@ run: install
 	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # Browser tests drive Debian's Chromium, never a downloaded one. As root, a missing one is installed;
-# anyone else gets a message and those tests skip.
+# anyone else gets a message and those tests skip. fonts-noto-cjk: the Korean screenshots show Hangul.
 CHROMIUM ?= /usr/bin/chromium
 test: install-test
-	@if [ ! -x $(CHROMIUM) ]; then \
+	@if [ ! -x $(CHROMIUM) ] || ! (fc-list 2>/dev/null | grep -qi "noto sans cjk"); then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk; \
 	  else \
-	    echo "make test: $(CHROMIUM) is missing and installing it needs root (sudo apt-get install chromium); browser tests will be skipped."; \
+	    echo "make test: $(CHROMIUM) or fonts-noto-cjk is missing and installing them needs root (sudo apt-get install chromium fonts-noto-cjk); browser tests may be skipped or show boxes for Hangul."; \
 	  fi; \
 	fi
 	@./.ci/services

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import yaml
+from django.utils.translation import gettext as _, gettext_noop
 
 from allocator.engine.statusauth.outcome import run_status_writers
 from allocator.engine.statusauth.whatif import identity_writer
@@ -76,13 +77,14 @@ class StatusWritersView:
     verbs: tuple = field(default=VERBS)
 
 
-_WRITE_LABELS = {"allocate": "set allocation", "reserve": "add to reservedFor", "deallocate": "deallocate"}
+_WRITE_LABELS = {"allocate": gettext_noop("set allocation"), "reserve": gettext_noop("add to reservedFor"),
+                 "deallocate": gettext_noop("deallocate")}
 
 
 def _write_label(key: str) -> str:
     if key.startswith("devices:"):
         return f"{key.split(':', 1)[1]} status.devices"
-    return _WRITE_LABELS.get(key, key)
+    return _(_WRITE_LABELS[key]) if key in _WRITE_LABELS else key
 
 
 def _cell(data: dict) -> Cell:

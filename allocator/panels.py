@@ -16,8 +16,9 @@ from typing import Callable
 import yaml
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
-from allocator import panel_status_writers
+from allocator import panel_status_writers, wording
 from allocator.engine.explanation import CounterSetUse, Explanation, WhyRow
 from allocator.engine.gates import COMPONENTS
 from allocator.engine.problems import DROPPED_ON_CREATE
@@ -77,7 +78,7 @@ def _counted(items: list, key, *, most: int = 4, noun: str = "×") -> str:
     counts = Counter(str(key(item) or "—") for item in items)
     parts = [f"{n:,} {noun} {what}" if noun else f"{what} {n:,}" for what, n in counts.most_common(most)]
     if len(counts) > most:
-        parts.append(f"{sum(n for _, n in counts.most_common()[most:]):,} more")
+        parts.append(_("%(count)s more") % {"count": f"{sum(n for _, n in counts.most_common()[most:]):,}"})
     return ", ".join(parts)
 
 
@@ -100,12 +101,14 @@ def _percent(part: float, whole: float) -> float:
 # --- counter sets and compatibility groups ------------------------------------------------------------
 
 
-def _members(cs, label: str, notes: list) -> list:
+def _members(cs, groups: bool, notes: list) -> list:
     """A set's member devices, at most a pool's worth (the ones this allocation uses always)."""
     shown, hidden = _cut(cs.devices, MAX_PER_POOL, lambda m: getattr(m, "allocated_now", False))
     if hidden:
-        notes.append(f"{label}counter set {cs.pool}/{cs.counter_set}: {len(hidden):,} more devices "
-                     "drawing on it not listed")
+        values = {"set": f"{cs.pool}/{cs.counter_set}", "count": f"{len(hidden):,}"}
+        notes.append(_("compatibility groups of counter set %(set)s: %(count)s more devices drawing on it "
+                       "not listed") % values if groups else
+                     _("counter set %(set)s: %(count)s more devices drawing on it not listed") % values)
     return shown
 
 
@@ -118,7 +121,7 @@ def counter_bars(cs: CounterSetUse, notes: list) -> dict:
                      "now_width": f"{_percent(now, total):.1f}%", "overdrawn": _amount(c.free) < 0})
     members = [{"device": m.device,
                 "css": "chip-now" if m.allocated_now else "chip-before" if m.allocated_before else "",
-                "groups_text": ",".join(m.groups or ())} for m in _members(cs, "", notes)]
+                "groups_text": ",".join(m.groups or ())} for m in _members(cs, False, notes)]
     return {"set": cs, "bars": bars, "members": members}
 
 
@@ -130,8 +133,8 @@ def _counters_panel(given: PanelInput) -> PanelView | None:
     sets = explanation.counter_sets
     if len(sets) > MAX_SETS:
         sets, hidden = _cut(sets, MAX_SETS, lambda cs: any(m.allocated_now for m in cs.devices))
-        notes.append(f"{len(hidden):,} more counter sets not drawn, none used by this allocation "
-                     f"(by pool: {_counted(hidden, lambda cs: cs.pool, noun='')})")
+        notes.append(_("%(count)s more counter sets not drawn, none used by this allocation (by pool: %(pools)s)")
+                     % {"count": f"{len(hidden):,}", "pools": _counted(hidden, lambda cs: cs.pool, noun="")})
     return PanelView({"counter_sets": [counter_bars(cs, notes) for cs in sets]}, notes)
 
 
@@ -140,7 +143,7 @@ def _groups_panel(given: PanelInput) -> PanelView | None:
     if explanation is None or not explanation.compatibility:
         return None
     notes: list = []
-    groups = [{"set": cs, "devices": _members(cs, "compatibility groups of ", notes)}
+    groups = [{"set": cs, "devices": _members(cs, True, notes)}
               for cs in explanation.compatibility]
     return PanelView({"compatibility": groups}, notes)
 
@@ -229,8 +232,8 @@ def _claims_panel(given: PanelInput) -> PanelView | None:
     notes = []
     if len(claims) > MAX_ITEMS:
         claims, hidden = _cut(claims, MAX_ITEMS, lambda c: c["state"] != "already allocated")
-        notes.append(f"{len(hidden):,} more claims already allocated, not listed "
-                     f"(by pool: {_counted(hidden, _first_pool, noun='')})")
+        notes.append(_("%(count)s more claims already allocated, not listed (by pool: %(pools)s)")
+                     % {"count": f"{len(hidden):,}", "pools": _counted(hidden, _first_pool, noun="")})
     claims_yaml = yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else ""
     return PanelView({"claims": claims, "claims_yaml": claims_yaml}, notes)
 
@@ -255,9 +258,11 @@ def why_requests(explanation: Explanation, notes: list, whose: str = "") -> list
             else:
                 hidden.append(row)
         if hidden:
-            notes.append(f"{whose}{claim.claim}, request {request.request}: {len(hidden):,} more devices "
-                         f"not listed ({_counted(hidden, lambda r: r.verdict, noun='')}; "
-                         f"by pool: {_counted(hidden, lambda r: r.pool, noun='')})")
+            notes.append(whose + _("%(claim)s, request %(request)s: %(count)s more devices not listed "
+                                   "(%(verdicts)s; by pool: %(pools)s)") % {
+                "claim": claim.claim, "request": request.request, "count": f"{len(hidden):,}",
+                "verdicts": _counted(hidden, lambda r: wording.verdict_word(r.verdict), noun=""),
+                "pools": _counted(hidden, lambda r: r.pool, noun="")})
         for pool in pools:
             pool["groups"] = _fold(pool["rows"])
         out.append({"claim": claim.claim, "request": request, "pools": pools})
@@ -267,14 +272,6 @@ def why_requests(explanation: Explanation, notes: list, whose: str = "") -> list
 FOLD_AT = 4  # this many rows with one verdict and kind of reason are folded
 FOLD_BLOCKING_AT = 3  # rows that block (in use, counters, …) fold only with the very same reason
 
-VERDICT_LABELS = {
-    Verdict.CHOSEN: "✔ chosen",
-    Verdict.TRIED: "◐ tried",
-    Verdict.REJECTED: "✘ rejected",
-    Verdict.NOT_NEEDED: "· not needed",
-    Verdict.NOT_USED: "· not used",
-    Verdict.NOT_REACHED: "· not reached",
-}
 
 
 def _fold(rows: list) -> list:
@@ -302,14 +299,15 @@ def _fold(rows: list) -> list:
         if len(members) >= (FOLD_AT if not group["blocking"] else FOLD_BLOCKING_AT):
             reasons = {r.reason for r in members}
             flat.append({"folded": True, "rows": members, "verdict": group["verdict"],
-                         "label": VERDICT_LABELS[group["verdict"]],
+                         "label": wording.verdict_label(group["verdict"]),
                          "blocking": "1" if group["blocking"] else "0",
-                         "reason": reasons.pop() if len(reasons) == 1 else _reason_kind(members[0])})
+                         "reason": wording.row_reason(members[0]) if len(reasons) == 1
+                         else wording.reason_kind(members[0])})
         else:
             for row in members:
                 blocking = group["blocking"] or row.picked
                 flat.append({"folded": False, "rows": [row], "row": row, "blocking": "1" if blocking else "0",
-                             "label": VERDICT_LABELS[row.verdict]})
+                             "label": wording.verdict_label(row.verdict), "reason": wording.row_reason(row)})
     # Rows alone go back to search order; a fold keeps the place of its first row.
     order = {id(row): n for n, row in enumerate(rows)}
     flat.sort(key=lambda g: order[id(g["rows"][0])])
@@ -348,8 +346,24 @@ def replay_data(explanation: Explanation) -> dict:
     trace = explanation.trace
     # The steps go to the page as the engine keeps them: arrays of indexes into `strings`
     # (see Replay), a fifth of the bytes of the same steps as objects.
-    return {"strings": trace.strings, "steps": trace.steps, "total": trace.total, "devices": devices,
-            "counters": counters}
+    return {"strings": _replay_strings(explanation), "steps": trace.steps, "total": trace.total,
+            "devices": devices, "counters": counters}
+
+
+def _replay_strings(explanation: Explanation) -> list:
+    """The trace's strings; on a page in another language, a refusal the why table also holds (the
+    same refusal, so the same English text) is said as the table says it. A refusal met only at
+    another moment of the search stays the engine's English."""
+    strings = explanation.trace.strings
+    if wording.in_source_language():
+        return strings
+    said = {}
+    for row in explanation.rows():
+        if row.verdict == Verdict.REJECTED and row.reason not in said:
+            words = wording.row_reason(row)
+            if words.lang is None:
+                said[row.reason] = words.text
+    return [said.get(text, text) for text in strings]
 
 
 def _replay_panel(given: PanelInput) -> PanelView | None:
@@ -390,7 +404,8 @@ def _node_rows(pod) -> tuple[list, list]:
     for verdict in pod.nodes:
         if verdict.node in shown:
             continue
-        reason = f"feasible too (the {BEST_SHOWN} best scored are listed)" if verdict.fits else verdict.reason
+        reason = (_("feasible too (the %(count)s best scored are listed)") % {"count": BEST_SHOWN}
+                  if verdict.fits else verdict.reason)
         folded.setdefault(reason, []).append(verdict.node)
     return rows, [{"reason": reason, "nodes": nodes} for reason, nodes in folded.items()]
 
@@ -410,7 +425,7 @@ def pod_views(pods: list, notes: list) -> list:
             "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
             "tied": ranking.tied if ranking and len(ranking.tied) > 1 else [],
             "explanation": explanation,
-            "why_requests": why_requests(explanation, notes, f"why of pod {pod.namespace}/{pod.name}: ")
+            "why_requests": why_requests(explanation, notes, _("why of pod %(pod)s: ") % {"pod": f"{pod.namespace}/{pod.name}"})
             if explanation else [],
         })
     return views
@@ -423,7 +438,8 @@ def _pods_panel(given: PanelInput) -> PanelView | None:
     notes: list = []
     if len(pods) > MAX_ITEMS:
         shown, hidden = pods[:MAX_ITEMS], pods[MAX_ITEMS:]
-        notes.append(f"{len(pods):,} pods; {_counted(hidden, lambda p: p.outcome)} not listed")
+        notes.append(_("%(count)s pods; %(hidden)s not listed") % {
+            "count": f"{len(pods):,}", "hidden": _counted(hidden, lambda p: p.outcome)})
         pods = shown
     return PanelView({"pod_views": pod_views(pods, notes)}, notes)
 
@@ -440,8 +456,8 @@ def _skew_panel(given: PanelInput) -> PanelView | None:
         return None
     notes = []
     if len(dropped) > MAX_ITEMS:
-        notes.append(f"{len(dropped) - MAX_ITEMS:,} more dropped fields not listed "
-                     "(the API and `manage.py allocate` list all)")
+        notes.append(_("%(count)s more dropped fields not listed (the API and `manage.py allocate` list all)")
+                     % {"count": f"{len(dropped) - MAX_ITEMS:,}"})
         dropped = dropped[:MAX_ITEMS]
     return PanelView({"dropped_fields": dropped, "ignored_slices": ignored, "unusable_pools": unusable,
                       "explanation": explanation}, notes)
@@ -472,8 +488,8 @@ def device_map_groups(pools: list, notes: list) -> list:
     for pool in pools:
         shown, hidden = _cut(pool.devices, MAX_PER_POOL, lambda d: False)
         if hidden:
-            notes.append(f"device map of pool {pool.pool}: {len(hidden):,} more devices not drawn "
-                         f"({_counted(hidden, lambda d: d.state, noun='')})")
+            notes.append(_("device map of pool %(pool)s: %(count)s more devices not drawn (%(states)s)") % {
+                "pool": pool.pool, "count": f"{len(hidden):,}", "states": _counted(hidden, lambda d: d.state, noun="")})
         groups: dict = {}
         for device in shown:
             groups.setdefault(device.counter_sets[0] if device.counter_sets else None, []).append(device)
@@ -510,7 +526,10 @@ PANELS = [
 def _listed(items: list, what: str, notes: list) -> list:
     if len(items) <= MAX_ITEMS:
         return items
-    notes.append(f"{len(items) - MAX_ITEMS:,} more {what} not listed (the API and `manage.py allocate` list all)")
+    values = {"count": f"{len(items) - MAX_ITEMS:,}"}
+    notes.append(_("%(count)s more errors not listed (the API and `manage.py allocate` list all)") % values
+                 if what == "errors" else
+                 _("%(count)s more warnings not listed (the API and `manage.py allocate` list all)") % values)
     return items[:MAX_ITEMS]
 
 
@@ -531,7 +550,8 @@ def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused
     notes: list = []
     if len(outcome.verdicts) > MAX_VERDICTS:
         shown, hidden = _cut(outcome.verdicts, MAX_VERDICTS, lambda v: v.fits)
-        notes.append(f"{len(outcome.verdicts):,} nodes tried; {_counted(hidden, lambda v: v.message)} not listed")
+        notes.append(_("%(count)s nodes tried; %(hidden)s not listed") % {
+            "count": f"{len(outcome.verdicts):,}", "hidden": _counted(hidden, lambda v: v.message)})
         context["verdicts"] = shown
     else:
         context["verdicts"] = outcome.verdicts

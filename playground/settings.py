@@ -73,6 +73,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # Before CSRF: reads chunked bodies and answers oversize ones with the view's own 413.
     "allocator.middleware.RequestBodyMiddleware",
+    # The page's language: the django_language cookie (the header switch), else Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     # A run refused by its client's limits, from any view: 429 with Retry-After.
@@ -88,7 +90,10 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
-        "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+        "OPTIONS": {"context_processors": [
+            "django.template.context_processors.request",
+            "django.template.context_processors.i18n",
+        ]},
     }
 ]
 
@@ -148,9 +153,18 @@ else:
         for alias in ("default", "results")
     }
 
-LANGUAGE_CODE = "en-us"
+# ---- Languages (issue 23) -------------------------------------------------------------
+# English is the source of record; Korean comes from locale/ko/LC_MESSAGES (django.po for the
+# pages and the wording layer, djangojs.po for the scripts). The compiled .mo files are
+# committed, so the page shows Korean without GNU gettext (tests/web/test_i18n.py checks they
+# match the .po files).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("ko", "한국어")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"

@@ -1,6 +1,10 @@
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 urlpatterns = [
     path("", include("allocator.urls")),
     path("", include("allocator.urls_rooms")),
+    # The header's language switch posts to set_language; the scripts read their strings from jsi18n.
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),
 ]

@@ -33,6 +33,7 @@ from allocator.engine.explanation import (
     PoolState,
     Replay,
     RequestWhy,
+    Sentence,
     WhyRow,
 )
 from allocator.engine.pools import SliceIndex, ignored_slices
@@ -196,7 +197,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> str | None:
+def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> Sentence | None:
     """One plain sentence for the request the search could not satisfy, computed from its rows."""
     rd = recorder.furthest_rd
     if rd is None:
@@ -206,27 +207,30 @@ def _headline(allocator: Allocator, recorder: SearchRecorder, claims: list) -> s
         request = allocator.claims[rd.claim_index].requests[rd.request_index]
         others = [sub.name for si, sub in enumerate(request.first_available) if si != rd.sub_index]
         if others:
-            sentence += f"; its other alternatives ({', '.join(others)}) did not fit either"
+            sentence = Sentence(f"{sentence}; its other alternatives ({', '.join(others)}) did not fit either",
+                                sentence.form, **sentence.parts, alternatives=others)
     return sentence
 
 
-def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: list, rd) -> str:
+def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: list, rd) -> Sentence:
     claim = allocator.claims[rd.claim_index]
     rows = next((r.candidates for c in claims if c.claim == claim.key
                  for r in c.requests if r.request == rd.name), [])
     node = allocator.node.name
-    prefix = ""
     need = rd.num_devices
+    who = {"request": rd.name, "claim": claim.key, "need": need, "node": node}
     if recorder.outcome == "gave-up":
         # The search stopped in the middle of a request: counting its rows would mislead.
-        return (f"the search gave up after {allocator.steps} steps before it found an answer; its furthest "
-                f"attempt had {recorder.furthest[1]} of the {_plural(need, 'device')} that request {rd.name} of "
-                f"claim {claim.key} needs")
+        return Sentence(f"the search gave up after {allocator.steps} steps before it found an answer; its furthest "
+                        f"attempt had {recorder.furthest[1]} of the {_plural(need, 'device')} that request {rd.name} "
+                        f"of claim {claim.key} needs",
+                        "gave-up", **who, steps=allocator.steps, had=recorder.furthest[1])
     asks = f"request {rd.name} of claim {claim.key} needs {_plural(need, 'device')}"
     if not rows:
-        unusable = [p for p in allocator.pools if not p.usable]
-        extra = f" ({', '.join(p.id_str for p in unusable)} not usable)" if unusable else ""
-        return f"{prefix}{asks}; node {node} has no devices in usable pools{extra}"
+        unusable = [p.id_str for p in allocator.pools if not p.usable]
+        extra = f" ({', '.join(unusable)} not usable)" if unusable else ""
+        return Sentence(f"{asks}; node {node} has no devices in usable pools{extra}", "no-devices", **who,
+                        unusable=unusable)
     failing = [r for r in rows if r.verdict == REJECTED and not r.state_dependent]
     failing_ids = {id(r) for r in failing}
     passing = [r for r in rows if id(r) not in failing_ids and r.verdict != NOT_REACHED]
@@ -234,29 +238,33 @@ def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: li
         codes = {(r.code, r.reason) for r in failing}
         if len(codes) == 1:
             ((code, reason),) = codes
-            return f"{prefix}every device on {node} fails for {asks.split(' needs')[0]}: {reason}"
+            return Sentence(f"every device on {node} fails for {asks.split(' needs')[0]}: {reason}",
+                            "all-fail-alike", **who, row=failing[0])
         counts: dict = {}
         for r in failing:
             counts[r.code] = counts.get(r.code, 0) + 1
-        detail = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-        return f"{prefix}{asks}; no device on {node} passes its checks ({detail})"
+        ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+        detail = ", ".join(f"{n} {code}" for code, n in ranked)
+        return Sentence(f"{asks}; no device on {node} passes its checks ({detail})", "all-fail", **who,
+                        counts=ranked)
     held = [r for r in passing if r.verdict == REJECTED]
     if len(passing) < need:
         if not held:
             taken = "it is not taken" if len(passing) == 1 else (
                 "neither is taken" if len(passing) == 2 else "none is taken")
-            return (f"{prefix}{asks}; on {node} {_plural(len(passing), 'device')} {_pass(passing)} its selectors "
-                    f"and {taken}; no {need} exist")
-        return (f"{prefix}{asks}; on {node} only {_plural(len(passing), 'device')} {_pass(passing)} its "
-                f"selectors, and {held[0].device} is not free: {held[0].reason}")
+            return Sentence(f"{asks}; on {node} {_plural(len(passing), 'device')} {_pass(passing)} its selectors "
+                            f"and {taken}; no {need} exist", "too-few", **who, passing=len(passing))
+        return Sentence(f"{asks}; on {node} only {_plural(len(passing), 'device')} {_pass(passing)} its "
+                        f"selectors, and {held[0].device} is not free: {held[0].reason}", "too-few-free", **who,
+                        passing=len(passing), row=held[0])
     if held:
         constrained = [r for r in held if r.code == RowCode.CONSTRAINT]
         taken = [r for r in held if r.code in IN_USE_CODES]
         other = [r for r in held if r.code not in IN_USE_CODES and r.code != RowCode.CONSTRAINT]
         parts = []
+        had = [r.device for r in rows if r.verdict == TRIED] if constrained else []
         if constrained:
             # A constraint over the picks made so far is the reason the free devices did not do.
-            had = [r.device for r in rows if r.verdict == TRIED]
             with_picks = f"with {', '.join(had)} picked, " if had else ""
             verb = "is" if len(constrained) == 1 else "are"
             parts.append(f"{with_picks}{_names(constrained)} {verb} ruled out by a constraint: "
@@ -266,9 +274,11 @@ def _blocked_sentence(allocator: Allocator, recorder: SearchRecorder, claims: li
         if taken:
             verb = "is" if len(taken) == 1 else "are"
             parts.append(f"{_names(taken)} {verb} taken ({taken[0].reason})")
-        return f"{prefix}{asks}; " + "; ".join(parts)
-    return (f"{prefix}{asks}; {_plural(len(passing), 'device')} {_pass(passing)} its selectors, but no {need} "
-            "of them fit together with the other requests and constraints")
+        return Sentence(f"{asks}; " + "; ".join(parts), "held", **who, picked=had, constrained=constrained[:4],
+                        other=other[:1], taken=taken[:4])
+    return Sentence(f"{asks}; {_plural(len(passing), 'device')} {_pass(passing)} its selectors, but no {need} "
+                    "of them fit together with the other requests and constraints", "no-combination", **who,
+                    passing=len(passing))
 
 
 def _names(rows: list) -> str:

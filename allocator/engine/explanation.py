@@ -58,6 +58,19 @@ class Section:
         return to_json(self)
 
 
+class Sentence(str):
+    """A sentence the engine writes in English, with what it is made of: `form` names its shape and
+    `parts` hold its values (names, counts, the why rows it quotes), so a wording layer can say the
+    same in another language without taking the English apart. It is a `str`, so the JSON, the CLI
+    and every comparison see the English text."""
+
+    def __new__(cls, text: str = "", form: str = "", **parts):
+        sentence = super().__new__(cls, text)
+        sentence.form = form
+        sentence.parts = parts
+        return sentence
+
+
 # --- the why table -------------------------------------------------------------------------------------
 
 
@@ -315,7 +328,7 @@ class Explanation(Section):
     success: bool
     outcome: str  # the search's own outcome (the trace's done step: allocated, unsatisfiable, gave-up)
     blocked_at: BlockedAt | None
-    headline: str | None  # one sentence for the request a failed search could not satisfy
+    headline: Sentence | None  # one sentence for the request a failed search could not satisfy
     approximate: str | None  # why the rows come from a pruned search, if they do
     pools: list  # PoolState
     claims: list  # ClaimWhy

@@ -6,6 +6,9 @@ import html
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _, ngettext
+
+from allocator import wording
 
 register = template.Library()
 
@@ -29,31 +32,43 @@ def _joined(parts) -> SafeString:
 @register.filter
 def device_tiles(devices: list) -> SafeString:
     """Device-map tiles: the device, its state, and the counter set that blocks it, if one does."""
+    blocked = _('<span class="tile tile-{state}" title="{slice}: counter set {set} leaves no room for it">'
+                '{device}<small>{state_word} by {set}</small></span>')
+    states = _tile_states()
     return _joined(
-        _format('<span class="tile tile-{}" title="{}: counter set {} leaves no room for it">{}<small>{} by {}</small></span>',
-                    d.state, d.slice, d.blocked_by, d.device, d.state, d.blocked_by)
+        blocked.format(state=d.state, slice=_escaped(d.slice), set=_escaped(d.blocked_by), device=_escaped(d.device),
+                       state_word=_escaped(states.get(d.state, d.state)))
         if d.blocked_by else
         _format('<span class="tile tile-{}" title="{}">{}<small>{}</small></span>',
-                    d.state, d.slice, d.device, d.state)
+                    d.state, d.slice, d.device, states.get(d.state, d.state))
         for d in devices)
+
+
+def _tile_states() -> dict:
+    """The device map's state words (MapDevice.state), in the page's language."""
+    return {"chosen": _("chosen"), "tried": _("tried"), "in-use": _("in use"), "shared": _("shared"),
+            "blocked": _("blocked"), "tainted": _("tainted"), "free": _("free")}
 
 
 @register.filter
 def counter_bars(bars: list) -> SafeString:
     """One bar per counter of a set: allocated before, by this cycle, and free."""
+    label = _("{counter}: {before} allocated before, {now} now, {free} free of {total}")
+    text = _("{free} free of {total} (before {before}, now {now})")
+    overdrawn = mark_safe(" — <strong>%s</strong>" % html.escape(_("overdrawn")))
     return _joined(
         _format(
             '<div class="bar-row"><span class="bar-label">{}</span>'
-            '<div class="bar" role="img" aria-label="{}: {} allocated before, {} now, {} free of {}">'
+            '<div class="bar" role="img" aria-label="{}">'
             '<span class="seg before" style="width: {}"></span><span class="seg now" style="width: {}"></span></div>'
-            '<span class="bar-text">{} free of {} (before {}, now {}){}</span></div>',
-            use.counter, use.counter, use.allocated_before, use.allocated_now, use.free, use.total,
-            bar["before_width"], bar["now_width"], use.free, use.total, use.allocated_before,
-            use.allocated_now, OVERDRAWN if bar["overdrawn"] else "")
+            '<span class="bar-text">{}{}</span></div>',
+            use.counter,
+            label.format(counter=use.counter, before=use.allocated_before, now=use.allocated_now, free=use.free,
+                         total=use.total),
+            bar["before_width"], bar["now_width"],
+            text.format(free=use.free, total=use.total, before=use.allocated_before, now=use.allocated_now),
+            overdrawn if bar["overdrawn"] else "")
         for bar in bars for use in (bar["use"],))
-
-
-OVERDRAWN = mark_safe(" — <strong>overdrawn</strong>")
 
 
 @register.filter
@@ -72,15 +87,20 @@ def why_rows(groups: list) -> SafeString:
     parts = []
     for g in groups:
         if g["folded"]:
-            items = _joined(_format("<li><strong>{}</strong>: {}</li>", cand.device, cand.reason)
+            items = _joined(_format("<li><strong>{}</strong>: {}</li>", cand.device, wording.row_reason(cand))
                             for cand in g["rows"])
             parts.append(_format(
                 '<tr class="verdict-{} folded" data-blocking="{}"><td colspan="3">'
-                '<details><summary>{} devices: {} — {}</summary><ul class="folded-devices">{}</ul></details></td></tr>',
-                g["verdict"], g["blocking"], len(g["rows"]), g["label"], g["reason"], items))
+                '<details><summary>{} — {}</summary><ul class="folded-devices">{}</ul></details></td></tr>',
+                g["verdict"], g["blocking"], _devices_count(len(g["rows"]), g["label"]), g["reason"], items))
         else:
             row = g["row"]
             parts.append(_format(
                 '<tr class="verdict-{}" data-blocking="{}" data-device="{}/{}"><td>{}</td><td>{}</td><td>{}</td></tr>',
-                row.verdict, g["blocking"], row.pool, row.device, row.device, g["label"], row.reason))
+                row.verdict, g["blocking"], row.pool, row.device, row.device, g["label"], g["reason"]))
     return _joined(parts)
+
+
+def _devices_count(count: int, label: str) -> str:
+    return ngettext("%(count)s device: %(label)s", "%(count)s devices: %(label)s", count) % {
+        "count": count, "label": label}

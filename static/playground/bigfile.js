@@ -3,6 +3,11 @@
 // field `scenario-file`) and only its beginning is shown, read-only, until it is closed.
 (function () {
   "use strict";
+  // The page's language: strings from Django's JavaScript catalogue (/jsi18n/), English without it.
+  function _(text) { return window.gettext ? window.gettext(text) : text; }
+  function fill(text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (m, key) { return String(values[key]); });
+  }
   var INLINE_BYTES = 512 * 1024;
   var PREVIEW_BYTES = 64 * 1024;
   var PREVIEW_LINES = 300;
@@ -44,7 +49,7 @@
       file.slice(0, PREVIEW_BYTES).text().then(function (head) {
         var lines = head.split("\n");
         var shown = lines.slice(0, Math.min(PREVIEW_LINES, lines.length - 1)).join("\n");
-        preview.textContent = shown + "\n# … the rest of " + file.name + " (" + megabytes(file.size) + ") is not shown here";
+        preview.textContent = shown + "\n# " + fill(_("… the rest of %(name)s (%(size)s) is not shown here"), { name: file.name, size: megabytes(file.size) });
       });
       editor.hidden = true;
       view.hidden = false;
@@ -67,7 +72,7 @@
       var node = document.getElementById("node");
       if (node) node.value = "";  // a node of the previous scenario means nothing in this one
       if (max && file.size > max) {
-        refuse(file.name + " is " + file.size.toLocaleString() + " bytes; the limit is " + max.toLocaleString() + " bytes.");
+        refuse(fill(_("%(name)s is %(size)s bytes; the limit is %(limit)s bytes."), { name: file.name, size: file.size.toLocaleString(), limit: max.toLocaleString() }));
         return;
       }
       if (file.size > INLINE_BYTES) {

@@ -121,7 +121,7 @@ document.addEventListener("click", function (event) {
   var text = source.textContent;
   if (button.classList.contains("copy-yaml")) {
     if (navigator.clipboard) {
-      navigator.clipboard.writeText(text).then(function () { button.textContent = "Copied"; });
+      navigator.clipboard.writeText(text).then(function () { button.textContent = window.gettext ? window.gettext("Copied") : "Copied"; });
     }
     return;
   }

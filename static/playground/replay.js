@@ -1,6 +1,11 @@
 // "Replay the search": step through the allocator's recorded steps; tiles and counter bars follow.
 (function () {
   "use strict";
+  // The page's language: strings from Django's JavaScript catalogue (/jsi18n/), English without it.
+  function _(text) { return window.gettext ? window.gettext(text) : text; }
+  function fill(text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (m, key) { return String(values[key]); });
+  }
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -10,17 +15,17 @@
   }
 
   function describe(step) {
-    if (!step) return "Before the first step: nothing is picked yet.";
-    var where = step.claim ? "claim " + step.claim + ", request " + step.request : "";
+    if (!step) return _("Before the first step: nothing is picked yet.");
+    var where = step.claim ? fill(_("claim %(claim)s, request %(request)s"), step) : "";
     switch (step.kind) {
-      case "enter": return where + ": the search starts on this request.";
-      case "reject": return where + ": " + step.device + " rejected — " + step.reason;
-      case "pick": return where + ": " + step.device + " picked.";
-      case "undo": return where + ": " + step.device + " given up again (the rest could not be completed with it).";
+      case "enter": return fill(_("%(where)s: the search starts on this request."), { where: where });
+      case "reject": return fill(_("%(where)s: %(device)s rejected — %(reason)s"), { where: where, device: step.device, reason: step.reason });
+      case "pick": return fill(_("%(where)s: %(device)s picked."), { where: where, device: step.device });
+      case "undo": return fill(_("%(where)s: %(device)s given up again (the rest could not be completed with it)."), { where: where, device: step.device });
       case "done":
-        return step.outcome === "success" ? "Done: every claim has its devices."
-          : step.outcome === "gave-up" ? "The search gave up (step or time limit)."
-          : "Done: no combination works; the search failed.";
+        return step.outcome === "success" ? _("Done: every claim has its devices.")
+          : step.outcome === "gave-up" ? _("The search gave up (step or time limit).")
+          : _("Done: no combination works; the search failed.");
       default: return where;
     }
   }
@@ -112,23 +117,31 @@
     for (key in this.tiles) {
       var tile = this.tiles[key], label = tile.querySelector("small"), state, note = "";
       if (picked[key]) { state = "picked"; note = picked[key].claim + " · " + picked[key].request; }
-      else if (marks[key]) { state = marks[key].state; note = marks[key].reason || "given up"; }
+      else if (marks[key]) { state = marks[key].state; note = marks[key].reason || _("given up"); }
       else { state = this.base[key] || "free"; }
       tile.className = "tile tile-" + state + (key === currentKey ? " tile-current" : "");
-      label.textContent = state === "picked" ? "picked" : state;
-      tile.title = note || state;
+      label.textContent = stateWord(state);
+      tile.title = note || stateWord(state);
     }
     for (key in this.bars) {
       var bar = this.bars[key], now = used[key] || 0;
       bar.now.style.width = (bar.total > 0 ? Math.max(0, 100 * now / bar.total) : 0) + "%";
       var free = bar.total - bar.before - now;
-      bar.text.textContent = "this attempt " + percent(now, bar.total) + ", free " + percent(free, bar.total) + " of " + bar.label;
+      bar.text.textContent = fill(_("this attempt %(now)s, free %(free)s of %(counter)s"), { now: percent(now, bar.total), free: percent(free, bar.total), counter: bar.label });
       bar.text.setAttribute("data-now", String(now));
     }
     this.scrub.value = String(count);
-    this.position.textContent = "step " + count + " of " + this.steps.length;
+    this.position.textContent = fill(_("step %(count)s of %(total)s"), { count: count, total: this.steps.length });
     this.text.textContent = describe(current);
   };
+
+  // A tile's state word (the device map's, and the replay's own picked/rejected/undone).
+  function stateWord(state) {
+    var words = { picked: _("picked"), rejected: _("rejected"), undone: _("undone"), chosen: _("chosen"),
+      tried: _("tried"), "in-use": _("in use"), shared: _("shared"), blocked: _("blocked"), tainted: _("tainted"),
+      free: _("free") };
+    return words[state] || state;
+  }
 
   function percent(part, whole) { return whole > 0 ? Math.round(100 * part / whole) + "%" : "0%"; }
 

@@ -4,6 +4,11 @@
 //   {"v": 1, "scenario": "...", "node": "...", "gates": {"apiserver": {"Gate": true, ...}, ...}}
 (function () {
   "use strict";
+  // The page's language: strings from Django's JavaScript catalogue (/jsi18n/), English without it.
+  function _(text) { return window.gettext ? window.gettext(text) : text; }
+  function fill(text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (m, key) { return String(values[key]); });
+  }
 
   var FORMAT = 1;
   var MAX_EXPANDED = 1024 * 1024; // a shared scenario is at most 256 KiB; refuse fragments that inflate further
@@ -191,7 +196,7 @@
     copy.type = "button";
     copy.className = "share-copy";
     copy.setAttribute("data-copy", "share-url");
-    copy.textContent = "Copy";
+    copy.textContent = _("Copy");
     row.appendChild(name);
     row.appendChild(input);
     row.appendChild(copy);
@@ -203,18 +208,17 @@
     try {
       link = await buildLink();
     } catch (e) {
-      show([paragraph("Could not build the link: " + e.message, "share-error")]);
+      show([paragraph(fill(_("Could not build the link: %(error)s"), { error: e.message }), "share-error")]);
       return;
     }
     if (link.fragment.length > fragmentLimit()) {
-      show([paragraph("This scenario is too large for a link that carries it (" + link.fragment.length +
-        " characters; the limit is " + fragmentLimit() + "). Use Share for a short link.", "share-error")]);
+      show([paragraph(fill(_("This scenario is too large for a link that carries it (%(length)s characters; the limit is %(limit)s). Use Share for a short link."),
+        { length: link.fragment.length, limit: fragmentLimit() }), "share-error")]);
       return;
     }
     show([
-      linkRow("Link without storing", link.url),
-      paragraph("Nothing is stored: the scenario travels inside the link, after the #, which browsers never send " +
-        "to a server. It opens on any playground instance.", "muted"),
+      linkRow(_("Link without storing"), link.url),
+      paragraph(_("Nothing is stored: the scenario travels inside the link, after the #, which browsers never send to a server. It opens on any playground instance."), "muted"),
     ]);
   }
 
@@ -265,19 +269,19 @@
     var hash = window.location.hash;
     if (hash.indexOf("#s=") !== 0 || !form() || !document.getElementById("scenario")) return;
     if (!supported()) {
-      show([paragraph("This browser cannot read links that carry a scenario (no DecompressionStream).", "share-error")]);
+      show([paragraph(_("This browser cannot read links that carry a scenario (no DecompressionStream)."), "share-error")]);
       return;
     }
     var data;
     try {
       data = await readFragment(hash);
     } catch (e) {
-      show([paragraph("The scenario in this link could not be read: " + e.message, "share-error")]);
+      show([paragraph(fill(_("The scenario in this link could not be read: %(error)s"), { error: e.message }), "share-error")]);
       return;
     }
     data.example = "";
     fillForm(data);
-    show([paragraph("Opened from a link that carries the scenario; nothing is stored on the server.", "muted")]);
+    show([paragraph(_("Opened from a link that carries the scenario; nothing is stored on the server."), "muted")]);
     run();
   }
 
@@ -296,10 +300,10 @@
       if (!input) return;
       input.select();
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(input.value).then(function () { flash(copy, "Copied"); },
-          function () { flash(copy, "Press Ctrl+C"); });
+        navigator.clipboard.writeText(input.value).then(function () { flash(copy, _("Copied")); },
+          function () { flash(copy, _("Press Ctrl+C")); });
       } else {
-        flash(copy, document.execCommand && document.execCommand("copy") ? "Copied" : "Press Ctrl+C");
+        flash(copy, document.execCommand && document.execCommand("copy") ? _("Copied") : _("Press Ctrl+C"));
       }
       return;
     }
@@ -326,7 +330,7 @@
     var elt = event.detail && event.detail.elt;
     if (elt && elt.classList && elt.classList.contains("share-button") &&
         !refusal(event.detail.xhr)) {
-      show([paragraph("The share did not reach the server or it failed; nothing was stored. Try again.", "share-error")]);
+      show([paragraph(_("The share did not reach the server or it failed; nothing was stored. Try again."), "share-error")]);
     }
   }
   document.addEventListener("htmx:sendError", shareFailed);

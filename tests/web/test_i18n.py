@@ -1,0 +1,275 @@
+"""The playground in Korean and English (issue 23): the catalogues, the language switch, and the
+Korean a page shows — the chrome, the why, the gallery's notes — with Kubernetes' own messages kept."""
+import ast
+import gettext
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+from django.test import override_settings
+from django.utils import translation
+from django.utils.html import escape
+
+from allocator import gallery, wording
+from allocator.engine.gates import SUMMARIES
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCALE = ROOT / "locale"
+DOMAINS = ("django", "djangojs")
+HANGUL = re.compile(r"[가-힣]")
+KO = {"HTTP_ACCEPT_LANGUAGE": "ko-KR,ko;q=0.9,en;q=0.5"}
+
+
+# --- the catalogues ------------------------------------------------------------------------------------
+
+
+def read_po(path: Path) -> list[dict]:
+    """The entries of a .po file: msgid, msgid_plural, msgstr (index -> text) and flags."""
+    entries, entry, key = [], None, None
+    for line in path.read_text(encoding="utf-8").splitlines() + [""]:
+        if not line.strip():
+            if entry is not None and entry["msgid"] is not None:
+                entries.append(entry)
+            entry = None
+            continue
+        if entry is None:
+            entry = {"msgid": None, "plural": None, "msgstr": {}, "flags": set()}
+        if line.startswith("#,"):
+            entry["flags"] |= {flag.strip() for flag in line[2:].split(",")}
+        elif line.startswith("#"):
+            continue
+        elif line.startswith("msgid_plural "):
+            key, entry["plural"] = "plural", ast.literal_eval(line[len("msgid_plural "):])
+        elif line.startswith("msgid "):
+            key, entry["msgid"] = "msgid", ast.literal_eval(line[len("msgid "):])
+        elif line.startswith("msgstr["):
+            index = int(line[len("msgstr["):line.index("]")])
+            key, entry["msgstr"][index] = index, ast.literal_eval(line[line.index("]") + 2:])
+        elif line.startswith("msgstr "):
+            key, entry["msgstr"][0] = 0, ast.literal_eval(line[len("msgstr "):])
+        elif line.startswith('"'):
+            text = ast.literal_eval(line)
+            if key == "msgid":
+                entry["msgid"] += text
+            elif key == "plural":
+                entry["plural"] += text
+            else:
+                entry["msgstr"][key] += text
+    return entries
+
+
+def messages(domain: str) -> list[dict]:
+    return [e for e in read_po(LOCALE / "ko" / "LC_MESSAGES" / f"{domain}.po") if e["msgid"]]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_korean_catalogue_has_no_untranslated_and_no_fuzzy_entry(domain):
+    entries = messages(domain)
+    assert len(entries) > (200 if domain == "django" else 25)
+    untranslated = [e["msgid"] for e in entries if not all(e["msgstr"].values()) or not e["msgstr"]]
+    fuzzy = [e["msgid"] for e in entries if "fuzzy" in e["flags"]]
+    assert untranslated == [] and fuzzy == []
+    if shutil.which("msgfmt"):  # GNU gettext's own count and format checks, where it is installed
+        done = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null",
+                               str(LOCALE / "ko" / "LC_MESSAGES" / f"{domain}.po")],
+                              capture_output=True, text=True, check=True)
+        assert "untranslated" not in done.stderr and "fuzzy" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_committed_mo_says_what_the_po_says(domain):
+    """The compiled catalogues are committed (a fresh `make run` needs no GNU gettext): each .mo
+    must carry every translation of its .po, so an edited .po without `compilemessages` fails here."""
+    with open(LOCALE / "ko" / "LC_MESSAGES" / f"{domain}.mo", "rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    for e in messages(domain):
+        if e["plural"] is None:
+            assert compiled.gettext(e["msgid"]) == e["msgstr"][0], e["msgid"]
+        else:
+            assert compiled.ngettext(e["msgid"], e["plural"], 1) == e["msgstr"][0], e["msgid"]
+
+
+@pytest.mark.skipif(not shutil.which("xgettext"), reason="GNU gettext is not installed: makemessages cannot run")
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_catalogue_holds_every_string_the_sources_mark(domain, tmp_path, monkeypatch):
+    """`makemessages` run afresh finds no string the committed catalogue lacks (nor one it no longer needs)."""
+    # A copy of the marked sources, so makemessages writes its catalogue there and never into locale/.
+    for part in ("allocator", "playground", "templates", "static/playground"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "*.yaml"))
+    monkeypatch.chdir(tmp_path)
+    with override_settings(LOCALE_PATHS=[tmp_path / "locale"]):
+        call_command("makemessages", locale=["ko"], domain=domain, verbosity=0)
+    fresh = {(e["msgid"], e["plural"]) for e in read_po(tmp_path / "locale" / "ko" / "LC_MESSAGES" / f"{domain}.po")
+             if e["msgid"]}
+    committed = {(e["msgid"], e["plural"]) for e in messages(domain)}
+    assert sorted(fresh - committed) == [] and sorted(committed - fresh) == []
+
+
+def test_the_gate_help_has_a_catalogue_entry_for_every_gate_summary():
+    assert set(SUMMARIES.values()) <= set(wording.GATE_SUMMARIES)
+
+
+# --- the language of a page ----------------------------------------------------------------------------
+
+
+def test_english_is_the_default_and_the_page_says_so(client):
+    response = client.get("/")
+    body = response.content.decode()
+    assert response.headers["Content-Language"] == "en"
+    assert '<html lang="en"' in body and "Allocate</button>" in body
+    assert not HANGUL.search(re.sub(r'lang="ko">한국어</button>', "", body))
+
+
+def test_a_browser_asking_for_korean_gets_the_page_in_korean(client):
+    response = client.get("/", **KO)
+    body = response.content.decode()
+    assert response.headers["Content-Language"] == "ko"
+    assert "Accept-Language" in response.headers["Vary"]
+    assert '<html lang="ko"' in body
+    assert "할당하기</button>" in body and "노드 worker-1에 할당됨" in body
+    assert "플레이그라운드" in body and "기능 게이트(feature gate)" in body
+    assert '<a class="brand" href="/" lang="en">DRA Playground</a>' in body
+
+
+def test_the_header_switch_remembers_the_language_in_a_cookie(client):
+    body = client.get("/").content.decode()
+    assert 'action="/i18n/setlang/"' in body and 'name="language" value="ko"' in body
+    response = client.post("/i18n/setlang/", {"language": "ko", "next": "/examples/"})
+    assert response.status_code == 302 and response.headers["Location"] == "/examples/"
+    assert response.cookies["django_language"].value == "ko"
+    # Without Accept-Language the cookie decides; and it wins over a browser asking for English.
+    assert '<html lang="ko"' in client.get("/examples/").content.decode()
+    assert '<html lang="ko"' in client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    assert '<html lang="en"' in client.get("/", **KO).content.decode()
+
+
+def test_the_scripts_get_their_strings_from_the_javascript_catalogue(client):
+    body = client.get("/jsi18n/", **KO).content.decode()
+    assert json.dumps("Copied") in body and json.dumps("복사했어요") in body
+    page = client.get("/", **KO).content.decode()
+    assert '<script src="/jsi18n/" defer></script>' in page
+
+
+# --- the why in Korean, Kubernetes' words kept ------------------------------------------------------
+
+
+def test_the_why_rows_of_an_example_read_in_korean(client):
+    body = client.get("/?example=simple-gpu", **KO).content.decode()
+    assert "이유(노드 worker-1)" in body
+    assert "요청의 셀렉터 #0이(가) false예요: device.capacity" in body
+    assert "✔ 선택됨" in body and "✘ 거부됨" in body
+
+
+def test_a_claim_that_cannot_be_allocated_keeps_the_schedulers_message_with_a_korean_gloss(client):
+    body = client.get("/?example=partitionable-devices", **KO).content.decode()
+    assert "할당할 수 없음" in body
+    message = re.search(r'<p class="message">(.*?)</p>', body, re.S).group(1)
+    assert 'lang="en"' in message and "cannot allocate all claims" in message
+    assert "이 노드에서는 모든 클레임을 함께 할당할 수 없어요." in message
+    assert re.search(r"집합 gpu-0의 카운터 memory: 6Gi이\(가\) 필요한데 2Gi 남았어요", body)
+
+
+def test_english_reasons_are_the_engines_own_text(client):
+    """English stays the source of record: the page's reason is the JSON's reason, word for word."""
+    scenario = gallery.get("partitionable-devices")
+    api = client.post("/api/v1/allocate", data=scenario.scenario, content_type="application/yaml").json()
+    body = client.get("/?example=partitionable-devices").content.decode()
+    reasons = [row["reason"] for claim in api["explanation"]["claims"] for r in claim["requests"]
+               for row in r["candidates"] if row["verdict"] == "rejected"]
+    assert reasons and all(str(escape(reason)) in body for reason in reasons)
+
+
+def test_every_refusal_the_gallery_shows_has_korean_words(client):
+    """Each rejected or tried row of every gallery example is worded in Korean from its code and
+    facts; an English reason on a Korean page would be marked lang="en" and fail here."""
+    for example in gallery.all_examples():
+        api = client.post("/api/v1/allocate", data=json.dumps(
+            {"scenario": example.scenario, "node": example.node or "", "gates": example.component_gates()}),
+            content_type="application/json").json()
+        rows = [row for claim in (api.get("explanation") or {}).get("claims", []) for r in claim["requests"]
+                for row in r["candidates"]]
+        with translation.override("ko"):
+            kept = [row["reason"] for row in rows if wording.row_reason(_Row(row)).lang]
+        assert kept == [], example.slug
+
+
+class _Row:
+    """A why row as the JSON gives it, read with the attribute names of explanation.WhyRow."""
+
+    def __init__(self, data: dict):
+        self.verdict, self.code, self.reason = data["verdict"], data.get("code"), data["reason"]
+        self.facts, self.held_by, self.would = data.get("facts"), data.get("heldBy"), data.get("would")
+
+
+# --- the gallery's notes ---------------------------------------------------------------------------------
+
+
+def korean_notes() -> dict:
+    data = yaml.safe_load((ROOT / "allocator" / "examples" / "index.ko.yaml").read_text(encoding="utf-8"))
+    return {entry["slug"]: entry for entry in data["examples"]}
+
+
+def test_every_korean_gallery_entry_is_whole_and_names_a_real_example():
+    slugs = {e.slug for e in gallery.all_examples()}
+    for slug, entry in korean_notes().items():
+        assert slug in slugs
+        assert all(entry.get(key) and HANGUL.search(entry[key]) for key in wording.NOTE_KEYS), slug
+
+
+def test_the_gallery_and_an_example_show_their_notes_in_korean(client):
+    translated = korean_notes()
+    body = client.get("/examples/", **KO).content.decode()
+    for example in gallery.all_examples():
+        if example.slug in translated:
+            assert translated[example.slug]["title"] in body
+            assert example.summary not in body
+        else:  # an example without Korean notes yet is shown in English, marked so
+            assert f'id="{example.slug}" lang="en"' in body
+    page = client.get("/?example=simple-gpu", **KO).content.decode()
+    assert "예시: 간단한 GPU 클레임." in page and "살펴볼 곳:" in page and "해 볼 것:" in page
+    assert gallery.get("simple-gpu").look not in page
+
+
+def test_the_english_gallery_is_unchanged(client):
+    body = client.get("/examples/").content.decode()
+    for example in gallery.all_examples():
+        assert str(escape(example.summary)) in body
+
+
+def test_the_headline_of_every_gallery_example_that_fails_reads_in_korean():
+    """The engine's headline is a Sentence: its English for the JSON, its form and parts for the wording."""
+    said = []
+    for example in gallery.all_examples():
+        outcome = _run(example)
+        explanation = outcome.explanation
+        if explanation is None or not explanation.headline:
+            continue
+        with translation.override("ko"):
+            words = wording.headline(explanation)
+        assert words.lang is None and HANGUL.search(words.text), (example.slug, words.text)
+        assert wording.headline(explanation).text == explanation.headline  # English: the engine's own
+        said.append(explanation.headline.form)
+    assert len(said) >= 2
+
+
+def _run(example):
+    from allocator.runs import RunRequest, run_request
+
+    _, outcome = run_request(RunRequest(scenario=example.scenario, node=example.node or "",
+                                        gates=example.component_gates()))
+    return outcome
+
+
+def test_the_replay_says_a_refusal_the_why_table_holds_in_korean(client):
+    body = client.get("/?example=simple-gpu", **KO).content.decode()
+    data = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', body, re.S)
+                      .group(1).replace("\\u003C", "<").replace("\\u003E", ">").replace("\\u0026", "&"))
+    assert any(text.startswith("요청의 셀렉터 #0이(가) false예요") for text in data["strings"])
+    english = client.get("/?example=simple-gpu").content.decode()
+    assert "request selector #0 is false" in english
