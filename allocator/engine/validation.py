@@ -22,7 +22,6 @@ import datetime
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable
 
 from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
 from .cel.library import MAX_ATTRIBUTE_VALUE_LENGTH as ATTRIBUTE_VALUE_MAX_LENGTH
@@ -91,7 +90,7 @@ def is_decoding_error(message: str) -> bool:
 
 # Given a CEL expression: None if it compiles within the cost limit,
 # ("invalid", detail) for a compile error, ("forbidden", detail) for cost.
-CelCheck = Callable[[str], "tuple[str, str] | None"]
+CelCheck = "Callable[[str], tuple[str, str] | None]"  # an annotation only: typing stays unimported
 
 
 def validate(obj: dict, *, cel_check: CelCheck | None = None, gates: FeatureGates | None = None) -> list[FieldError]:
