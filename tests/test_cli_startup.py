@@ -37,11 +37,12 @@ with open(report, "w") as handle:
 BEFORE_INPUT = {"allocator", "allocator.cli", "allocator.engine", "allocator.engine.dataclass_code",
                 "allocator.engine.gates", "allocator.engine.loader", "allocator.engine.problems"}
 # Only some inputs need these: an explanation (the readable report, --explain), Pods, RBAC objects
-# or --as-*, regexes and time zones in CEL, shared devices, a kind the playground does not read.
+# or --as-*, regexes, time zones, URLs and IPs in CEL, shared devices, a kind the playground does not read.
 DEFERRED = {"allocator.engine.explain", "allocator.engine.explanation", "allocator.engine.trace",
             "allocator.engine.pods", "allocator.engine.scoring", "allocator.engine.noderesources",
             "allocator.engine.nodefilter", "allocator.engine.statusauth.whatif",
-            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing"}
+            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing",
+            "pathlib", "urllib.parse", "ipaddress"}
 
 
 def modules_seen(tmp_path, scenario: Path, *args: str) -> dict:
