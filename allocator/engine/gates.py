@@ -249,11 +249,7 @@ class FeatureGates:
         """Why the component would not start with these settings: (gate or None, the library's
         message), in the order it reports them. Setting errors (a locked gate, a gate not yet
         there) come first and alone; then missing dependencies; then versions out of range."""
-        return list(self._refusals)  # worked out once: every component of a run asks
-
-    @functools.cached_property
-    def _refusals(self) -> tuple[tuple[str | None, str], ...]:
-        return tuple(self._find_refusals())
+        return list(_refusals_of(self))  # worked out once per gate set: every component of a run asks
 
     def _find_refusals(self) -> list[tuple[str | None, str]]:
         emulated, min_compat = self.emulated_version, self.min_compat_version
@@ -302,6 +298,12 @@ class FeatureGates:
 
     def with_versions(self, emulated: str = "", min_compat: str = "") -> "FeatureGates":
         return FeatureGates(self.values, emulated, min_compat)
+
+
+@functools.lru_cache(maxsize=256)
+def _refusals_of(gates: FeatureGates) -> tuple[tuple[str | None, str], ...]:
+    """A gate set's start-up refusals depend on its settings alone (equal sets share them)."""
+    return tuple(gates._find_refusals())
 
 
 def _go_bool(value: bool) -> str:

@@ -204,14 +204,16 @@ def _binary(line: int) -> Problem:
 # line starting with 40 such characters, block nesting stays under about 80.
 _DEEP_BLOCK_PREFIX = 40
 _DEEP_LINE = re.compile(r"\n[ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX)  # a literal start: fast search
-_DEEP_LINE_ANY_BREAK = re.compile(r"[\n\r\x85\u2028\u2029][ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX)  # YAML 1.1
+_DEEP_LINE_ANY_BREAK = r"[\n\r\x85\u2028\u2029][ \t?:-]{%d}" % _DEEP_BLOCK_PREFIX  # YAML 1.1
+# The patterns below are compiled (and kept by `re`) when a text needs them: compiling them all
+# was a tenth of the command's start-up, and a small block-style scenario needs none.
 # A flow collection starts where a node may start: at the start of a line, or after one of
 # `: , [ { ? -` and blanks, with perhaps anchors and tags (`&a !t [`) in between. Brackets
 # elsewhere (`attributes["x"]` or `in ["a"]` in CEL, comments) are not collections. Empty `[]`
 # and `{}` hold nothing and do not count. The pattern runs over the reversed text, where what
 # precedes a bracket can be checked with a lookahead; each bracket's check stops at the next
 # bracket, line break or indicator, so the scan stays linear.
-_FLOW_OPEN_REVERSED = re.compile(
+_FLOW_OPEN_REVERSED = (
     r"[\[{](?<![\]}][\[{])"
     r"(?=[ \t]*+(?:[^\s\[\]{},&!]*+[&!][ \t]*+)*+(?:[\n\r\x85\u2028\u2029:,\[{?-]|\Z))"
 )
@@ -228,11 +230,11 @@ _BREAKS = r"\n\r\x85\u2028\u2029"
 _FLOW_QUOTED = (
     r"(?:'(?:[^'\[\]{}%s]|'')*+'|\"(?:[^\"\\\[\]{}%s]|\\[^\[\]{}%s])*+\")" % (_BREAKS, _BREAKS, _BREAKS)
 )
-_FLAT_FLOW = re.compile(
+_FLAT_FLOW = (
     r"[\[{](?=[^'\"\[\]{}%s]*+['\"])[ \t]*+%s?(?:(?<=,)[ \t]*+%s|(?<=:)[ \t]++%s|(?<=['\"]:)%s|[^'\"#!\[\]{}%s])*+[\]}]"
     % (_BREAKS, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _FLOW_QUOTED, _BREAKS)
 )  # (the lookahead sends collections without quotes to the faster pattern below)
-_FLAT_FLOW_UNQUOTED = re.compile(r"[\[{][^'\"#!\[\]{}%s]*+[\]}]" % _BREAKS)  # the common case, faster
+_FLAT_FLOW_UNQUOTED = r"[\[{][^'\"#!\[\]{}%s]*+[\]}]" % _BREAKS  # the common case, faster
 _FLAT_FLOW_ROUNDS = 3
 
 
@@ -263,7 +265,7 @@ def _may_be_deep(text: str) -> bool:
     if _DEEP_LINE.search(text) or _DEEP_LINE.match("\n" + text[: _DEEP_BLOCK_PREFIX + 1]):
         return True
     other_breaks = "\r" in text or (not text.isascii() and any(c in text for c in "\x85\u2028\u2029"))
-    if other_breaks and _DEEP_LINE_ANY_BREAK.search(text):
+    if other_breaks and re.search(_DEEP_LINE_ANY_BREAK, text):
         return True
     openers = text.count("[") + text.count("{") - text.count("[]") - text.count("{}")
     if openers <= _FLOW_OPEN_LIMIT:
@@ -271,8 +273,8 @@ def _may_be_deep(text: str) -> bool:
     limit = _FLOW_OPEN_LIMIT
     closers = text.count("]") + text.count("}")
     for _ in range(_FLAT_FLOW_ROUNDS if 4 * closers >= openers else 0):
-        text, cut = _FLAT_FLOW_UNQUOTED.subn("x", text)
-        text, more = _FLAT_FLOW.subn("x", text)
+        text, cut = re.subn(_FLAT_FLOW_UNQUOTED, "x", text)
+        text, more = re.subn(_FLAT_FLOW, "x", text)
         if not cut + more:
             break
         limit -= 1
@@ -281,7 +283,7 @@ def _may_be_deep(text: str) -> bool:
             return False
         if 4 * (cut + more) < before:
             break  # mostly nested rather than flat: measured exactly below
-    for count, _ in enumerate(_FLOW_OPEN_REVERSED.finditer(text[::-1]), start=1):
+    for count, _ in enumerate(re.finditer(_FLOW_OPEN_REVERSED, text[::-1]), start=1):
         if count > limit:
             return True
     return False
