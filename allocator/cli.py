@@ -2,8 +2,8 @@
 
 The command runs without Django: `manage.py` hands `allocate` to `main()` before Django is
 imported (its settings and apps cost a fifth of a second of every run, and the engine needs
-neither). What only some inputs need is imported only for them: the engine once the flags are
-read, the explanation, pods, RBAC and YAML output where the scenario or the flags ask for them.
+neither). What only some inputs need is imported only for them: the engine beyond its gate table
+once the flags are read, the explanation, pods and the status what-if where the input asks for them.
 `management/commands/allocate.py` is the same command for `django-admin` and `call_command`.
 """
 from __future__ import annotations
