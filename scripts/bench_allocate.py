@@ -13,6 +13,19 @@ program would call it (`yaml.load_all(data, Loader=yaml.CSafeLoader)`); the pars
 with the garbage collector paused is printed too, as a stricter reference.
 
 usage: scripts/bench_allocate.py [--nodes 200,1000] [--style block,flow] [--runs 3] [--keep DIR]
+
+With --against-oracle, it runs Kubernetes' own allocator instead (the oracle of tests/upstream, built
+if needed) and the playground on the same generated scenarios (tests/upstream/generate.py, a fixed
+seed), interleaved, and prints both times and their ratio:
+
+- the oracle in its batch mode, one process for all scenarios, its start included;
+- the playground's first pass: a new Python process per round, in which each scenario is seen once
+  (the document cache is emptied before each, so no scenario's parsed text serves another), timed
+  from the first scenario to the last answer (what the CLI's `-o json` computes: gates, read,
+  validate, allocate, the JSON); the process's start and imports are printed beside it;
+- `manage.py allocate FILE -o json` against the oracle binary, one process per scenario, on a few.
+
+usage: scripts/bench_allocate.py --against-oracle [--scenarios 300] [--runs 3] [--commands 20]
 """
 from __future__ import annotations
 
@@ -172,12 +185,190 @@ def measure(nodes: int, style: str, runs: int, directory: str) -> dict:
     }
 
 
+# -- the playground against the oracle ------------------------------------------------------------
+
+
+def generated_scenarios(count: int) -> list[dict]:
+    """`count` distinct scenarios from the differential test's generator, with a fixed seed; kept
+    beside the oracle's build (drawing them takes longer than the benchmark)."""
+    import hashlib
+    import json
+
+    from tests.upstream.driver import BUILD_DIR
+
+    source = os.path.join(ROOT, "tests", "upstream", "generate.py")
+    with open(source, "rb") as handle:
+        key = hashlib.sha256(handle.read()).hexdigest()[:16]
+    kept = os.path.join(BUILD_DIR, f"bench-scenarios-{count}-{key}.json")
+    if os.path.exists(kept):
+        with open(kept) as handle:
+            return json.load(handle)
+    items = _draw_scenarios(count)
+    os.makedirs(BUILD_DIR, exist_ok=True)
+    with open(kept + ".tmp", "w") as handle:
+        json.dump(items, handle)
+    os.replace(kept + ".tmp", kept)
+    return items
+
+
+def _draw_scenarios(count: int) -> list[dict]:
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from tests.upstream.generate import scenarios
+
+    found: dict = {}
+
+    @settings(max_examples=3 * count, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+    @given(scenarios())
+    def draw(generated):
+        if len(found) < count:
+            found.setdefault((generated.text, generated.node, generated.gates, generated.emulated,
+                              generated.min_compat), generated)
+
+    draw()
+    return [{"text": g.text, "node": g.node or "", "gates": g.gates, "emulated": g.emulated,
+             "min_compat": g.min_compat} for g in found.values()]
+
+
+def playground_pass(path: str) -> None:
+    """In a process of its own (`--playground-pass FILE`): every scenario of FILE once, timed;
+    prints {"seconds", "cpu", "startup", "exit_codes"} as JSON."""
+    started = time.perf_counter()
+    import json
+
+    from allocator.engine import loader
+    from allocator.engine.gates import ComponentGates, parse_gates
+    from allocator.engine.report import outcome_data
+    from allocator.engine.run import allocate_text
+
+    with open(path) as handle:
+        items = json.load(handle)
+    startup = time.perf_counter() - started
+    codes = []
+    gc_was = gc.isenabled()
+    start, cpu = time.perf_counter(), time.process_time()
+    for item in items:
+        loader.clear_cache()  # no document of another scenario may serve this one
+        gates, _ = parse_gates(item["gates"], emulated=item["emulated"], min_compat=item["min_compat"])
+        _, outcome = allocate_text(item["text"].encode(), node_name=item["node"] or None,
+                                   gates=ComponentGates.uniform(gates), explain_result=False)
+        json.dumps(outcome_data(outcome))
+        codes.append(outcome.exit_code)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    assert gc.isenabled() == gc_was
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "startup": startup, "exit_codes": codes}))
+
+
+def time_playground(path: str) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--playground-pass", path],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        print(proc.stdout[-2000:], proc.stderr[-2000:])
+        sys.exit(1)
+    import json
+
+    return dict(json.loads(proc.stdout), process=time.perf_counter() - start)
+
+
+def time_oracle(binary, requests: list[str]) -> dict:
+    """The oracle's batch mode over every request, its process start included."""
+    import json
+
+    start, cpu = time.perf_counter(), _children_cpu()
+    proc = subprocess.Popen([str(binary), "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            bufsize=1)
+    codes = []
+    for line in requests:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        codes.append(json.loads(proc.stdout.readline())["exitCode"])
+    proc.stdin.close()
+    proc.wait()
+    return {"seconds": time.perf_counter() - start, "cpu": _children_cpu() - cpu, "exit_codes": codes}
+
+
+def time_commands(binary, items: list[dict], directory: str, resolved) -> tuple[list[float], list[float]]:
+    """`manage.py allocate FILE -o json` and the oracle binary on the same file, one process each."""
+    ours, theirs = [], []
+    for n, item in enumerate(items):
+        path = os.path.join(directory, f"scenario-{n}.yaml")
+        with open(path, "w") as handle:
+            handle.write(item["text"])
+        flags = (["--node", item["node"]] if item["node"] else [])
+        versions = ((["--emulated-version", item["emulated"]] if item["emulated"] else [])
+                    + (["--min-compatibility-version", item["min_compat"]] if item["min_compat"] else []))
+        for runner, args in (
+            (ours, [sys.executable, os.path.join(ROOT, "manage.py"), "allocate", path, "-o", "json",
+                    "--feature-gates", item["gates"], *flags, *versions]),
+            (theirs, [str(binary), path, "-o", "json", "--feature-gates", resolved(item), *flags]),
+        ):
+            start = time.perf_counter()
+            subprocess.run(args, capture_output=True, cwd=ROOT)
+            runner.append(time.perf_counter() - start)
+    return ours, theirs
+
+
+def against_oracle(count: int, runs: int, commands: int) -> None:
+    import json
+
+    sys.path.insert(0, ROOT)
+    from tests.upstream.driver import build_oracle, resolved_gates
+
+    binary = build_oracle()
+    started = time.perf_counter()
+    items = generated_scenarios(count)
+    print(f"{len(items)} distinct generated scenarios (fixed seed), drawn in {time.perf_counter() - started:.1f} s")
+
+    def resolved(item):
+        return resolved_gates(item["gates"], item["emulated"], item["min_compat"])
+
+    requests = [json.dumps({"scenario": i["text"], "node": i["node"], "featureGates": resolved(i)}) for i in items]
+    directory = tempfile.mkdtemp(prefix="dra-bench-oracle-")
+    path = os.path.join(directory, "scenarios.json")
+    with open(path, "w") as handle:
+        json.dump(items, handle)
+    rows = []
+    for run in range(runs):  # interleaved, the order alternating, so that load falls on both alike
+        pair = [("go", lambda: time_oracle(binary, requests)), ("py", lambda: time_playground(path))]
+        measured = dict((name, fn()) for name, fn in (pair if run % 2 == 0 else pair[::-1]))
+        rows.append(measured)
+        go, py = measured["go"], measured["py"]
+        agree = sum(a == b for a, b in zip(go["exit_codes"], py["exit_codes"]))
+        print(f"round {run + 1}: Go batch {go['seconds']:.3f} s (CPU {go['cpu']:.3f} s); playground first pass "
+              f"{py['seconds']:.3f} s (CPU {py['cpu']:.3f} s; process {py['process']:.3f} s, of which start-up "
+              f"and imports {py['startup']:.3f} s); ratio {py['seconds'] / go['seconds']:.2f}x "
+              f"(CPU {py['cpu'] / go['cpu']:.2f}x); exit codes equal {agree}/{len(items)}", flush=True)
+    go = statistics.median(r["go"]["seconds"] for r in rows)
+    py = statistics.median(r["py"]["seconds"] for r in rows)
+    ratio = statistics.median(r["py"]["seconds"] / r["go"]["seconds"] for r in rows)
+    cpu_ratio = statistics.median(r["py"]["cpu"] / r["go"]["cpu"] for r in rows)
+    print(f"first pass, {len(items)} scenarios, median of {runs}: playground {py:.3f} s "
+          f"({1000 * py / len(items):.2f} ms each), Go {go:.3f} s; ratio {ratio:.2f}x (CPU {cpu_ratio:.2f}x)")
+    if commands:
+        ours, theirs = time_commands(binary, items[:commands], directory, resolved)
+        print(f"one process per scenario ({len(ours)} scenarios), median: manage.py allocate -o json "
+              f"{1000 * statistics.median(ours):.0f} ms (best {1000 * min(ours):.0f} ms), oracle binary "
+              f"{1000 * statistics.median(theirs):.0f} ms (best {1000 * min(theirs):.0f} ms); ratio "
+              f"{statistics.median(ours) / statistics.median(theirs):.1f}x")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--playground-pass"]:
+        sys.path.insert(0, ROOT)
+        playground_pass(sys.argv[2])
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", default="200,1000", help="comma-separated dump sizes in nodes")
     parser.add_argument("--style", default="block,flow", help="block, flow or both (comma-separated)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", help="write the generated dumps into this directory")
+    parser.add_argument("--against-oracle", action="store_true",
+                        help="the playground against Kubernetes' allocator on generated scenarios")
+    parser.add_argument("--scenarios", type=int, default=300, help="with --against-oracle: how many")
+    parser.add_argument("--commands", type=int, default=20,
+                        help="with --against-oracle: scenarios also run one process each (0: none)")
     args = parser.parse_args()
     directory = args.keep or tempfile.mkdtemp(prefix="dra-bench-")
     os.makedirs(directory, exist_ok=True)
@@ -186,6 +377,11 @@ def main() -> None:
     # reading a dump.
     for package in ("allocator", "playground"):
         compileall.compile_dir(os.path.join(ROOT, package), quiet=1)
+    subprocess.run([sys.executable, "-c", "from allocator.engine import dataclass_code; dataclass_code.compile_table()"],
+                   cwd=ROOT, check=True)
+    if args.against_oracle:
+        against_oracle(args.scenarios, args.runs, args.commands)
+        return
 
     print(f"median of {args.runs} runs; target: command <= 1.2x the C loader's parse")
     print("CPU time (user + system) moves less with the machine's load than wall-clock time")

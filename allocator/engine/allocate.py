@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import time
-import uuid
 from dataclasses import dataclass
 
 from allocator.engine import cel
@@ -108,6 +107,12 @@ class RequestData:
 # --- the allocator -------------------------------------------------------------------------
 
 
+def _random_share_id() -> str:
+    import uuid  # only a device with allowMultipleAllocations needs one
+
+    return str(uuid.uuid4())
+
+
 class Allocator:
     """One node, one scheduling cycle: the search over the pending claims.
 
@@ -146,7 +151,7 @@ class Allocator:
         self.max_steps = max_steps
         self.deadline = deadline
         self.cel_options = cel_options or cel.Options(list_type_attributes=features.list_type_attributes)
-        self.share_ids = share_ids or (lambda: str(uuid.uuid4()))
+        self.share_ids = share_ids or _random_share_id
         self.recorder = recorder
         self.detail = recorder is not None  # refusals name their holders only when someone reads them
         self.prune = prune

@@ -11,10 +11,11 @@ import time
 from dataclasses import dataclass
 
 from allocator.engine.allocate import DEFAULT_MAX_STEPS, Allocator, Fatal, NodeFailure, SearchLimit
-from allocator.engine.explain import explain
 from allocator.engine.pools import gather_pools
 from allocator.engine.problems import Problem
-from allocator.engine.trace import SearchRecorder
+
+# The explanation (explain.py, explanation.py) and the search's record (trace.py) are imported
+# where a run asks for them: `manage.py allocate -o json` needs neither.
 
 NO_SOLUTION = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
@@ -94,7 +95,7 @@ def attempt_node(node, *, claims: list, scenario, index, features, allocated, op
     def search(**overrides) -> NodeAttempt:
         allocator = Allocator(claims=claims, classes=scenario.classes, pools=pools, node=node, features=features,
                               allocated=allocated, all_slices=index.slices,
-                              recorder=SearchRecorder() if record else None, **{**options, **overrides})
+                              recorder=_recorder() if record else None, **{**options, **overrides})
         return _search(node, allocator, pools)
 
     budget = min(EXACT_FIRST_STEPS, exact_first.left) if exact_first is not None else EXACT_FIRST_STEPS
@@ -122,6 +123,12 @@ def _search(node, allocator: Allocator, pools: list) -> NodeAttempt:
     return NodeAttempt(node.name, False, message, allocator, steps=allocator.steps)
 
 
+def _recorder():
+    from allocator.engine.trace import SearchRecorder
+
+    return SearchRecorder()
+
+
 def explain_attempt(attempt: NodeAttempt) -> dict | None:
     """The explanation of one node's attempt, from the search's own record.
 
@@ -132,6 +139,9 @@ def explain_attempt(attempt: NodeAttempt) -> dict | None:
     allocator = attempt.allocator
     if allocator is None or allocator.recorder is None or not allocator.request_data:
         return None
+    from allocator.engine.explain import explain
+    from allocator.engine.trace import SearchRecorder
+
     if allocator.recorder.outcome is None:
         return None  # setup stopped the attempt (NodeFailure): nothing was searched
     # Explaining is not part of the search's time, but it is bounded too: rows the search never

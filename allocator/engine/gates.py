@@ -13,10 +13,11 @@ written, the kube-scheduler decides what the allocator does.
 """
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 ALPHA, BETA, GA, DEPRECATED, PREALPHA = "alpha", "beta", "GA", "deprecated", "prealpha"
 
@@ -49,7 +50,17 @@ SUMMARIES = {
     "NodeDeclaredFeatures": "node-declared features; needed by DRAOptionalNodeOperations (not modelled)",
 }
 
-DATA_FILE = Path(__file__).with_name("gates.json")
+_DATA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gates.json")
+
+
+def __getattr__(name: str):
+    """`DATA_FILE`, the table as a Path, made when asked for: pathlib (and the URL and IP modules
+    it imports) is no part of `manage.py allocate`'s start-up."""
+    if name == "DATA_FILE":
+        from pathlib import Path
+
+        return Path(_DATA_PATH)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class GateError(ValueError):
@@ -61,6 +72,7 @@ class GateError(ValueError):
 _VERSION = re.compile(r"^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$", re.S)
 
 
+@functools.lru_cache(maxsize=256)  # a component's versions are looked up for every gate it reads
 def _version(text: str) -> tuple[int, ...]:
     """A generic Kubernetes version (`1.36`, `v1.36.0`): two or more numbers."""
     match = _VERSION.match(text)
@@ -147,7 +159,8 @@ class GateInfo:
 
 
 def _load() -> tuple[dict, dict[str, GateInfo]]:
-    data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    with open(_DATA_PATH, encoding="utf-8") as handle:
+        data = json.load(handle)
     gates = {}
     for raw in data["gates"]:
         specs = tuple(
@@ -197,11 +210,11 @@ class FeatureGates:
     emulated: str = ""  # --emulated-version; "" = the binary's own
     min_compat: str = ""  # --min-compatibility-version; "" = its default for the emulated version
 
-    @property
+    @functools.cached_property  # the fields are frozen; each gate looked up reads both versions
     def emulated_version(self) -> tuple[int, int]:
         return _version(self.emulated)[:2] if self.emulated else DEFAULT_EMULATED
 
-    @property
+    @functools.cached_property
     def min_compat_version(self) -> tuple[int, int]:
         if self.min_compat:
             return _version(self.min_compat)[:2]
@@ -218,15 +231,30 @@ class FeatureGates:
         return spec.default if spec else False
 
     def enabled(self, name: str) -> bool:
-        for gate, value in self.values:
+        value = self._resolved.get(name)
+        if value is not None:
+            return value
+        for gate, value in self.values:  # a name the table does not know (refusals() says so)
             if gate == name:
                 return value
-        return self.default(name)
+        return False
+
+    @functools.cached_property
+    def _resolved(self) -> dict[str, bool]:
+        """Every known gate's value at these versions, worked out once: the components read them
+        by the dozen (refusals() alone reads each gate and its dependencies)."""
+        emulated, min_compat = self.emulated_version, self.min_compat_version
+        given = dict(self.values)
+        return {name: given[name] if name in given else info.spec_at(emulated, min_compat).default
+                for name, info in _ALL.items()}
 
     def refusals(self) -> list[tuple[str | None, str]]:
         """Why the component would not start with these settings: (gate or None, the library's
         message), in the order it reports them. Setting errors (a locked gate, a gate not yet
         there) come first and alone; then missing dependencies; then versions out of range."""
+        return list(_refusals_of(self))  # worked out once per gate set: every component of a run asks
+
+    def _find_refusals(self) -> list[tuple[str | None, str]]:
         emulated, min_compat = self.emulated_version, self.min_compat_version
         errors: list[tuple[str | None, str]] = []
         for name, value in self.values:
@@ -273,6 +301,12 @@ class FeatureGates:
 
     def with_versions(self, emulated: str = "", min_compat: str = "") -> "FeatureGates":
         return FeatureGates(self.values, emulated, min_compat)
+
+
+@functools.lru_cache(maxsize=256)
+def _refusals_of(gates: FeatureGates) -> tuple[tuple[str | None, str], ...]:
+    """A gate set's start-up refusals depend on its settings alone (equal sets share them)."""
+    return tuple(gates._find_refusals())
 
 
 def _go_bool(value: bool) -> str:

@@ -219,6 +219,11 @@ def _implicit_resolvers() -> dict:
     return resolvers
 
 
+_RESOLVED: dict = {}  # plain scalar text -> its tag (a function of the text alone)
+_RESOLVED_LENGTH = 64
+_RESOLVED_ENTRIES = 50_000
+
+
 class _ScenarioLoader(yaml.CSafeLoader):
     """CSafeLoader reading YAML as Kubernetes does; records duplicate and odd keys in `issues`."""
 
@@ -229,25 +234,61 @@ class _ScenarioLoader(yaml.CSafeLoader):
         self.issues: list[tuple[str, object, str]] = []  # (message, node, severity)
         self.failed_node = None
         self._flat: dict = {}
+        # Without a `*` the text has no alias, so every node is reached once: collections are built
+        # directly (`_build`), without the bookkeeping that shared and recursive nodes need.
+        self._plain = isinstance(stream, str) and "*" not in stream
+        self._child = self._build if self._plain else self.construct_object
 
     def start_document(self):
         self.issues = []
         self._flat = {}
 
-    # The C parser asks this for every node; a lean version of BaseResolver.resolve.
+    def construct_document(self, node):
+        if not self._plain:
+            return super().construct_document(node)
+        data = self._build(node)
+        self.constructed_objects = {}
+        return data
+
+    def _build(self, node, deep=False):
+        cls = node.__class__
+        if cls is MappingNode and node.tag == _MAP:
+            return self.construct_mapping(node)
+        if cls is SequenceNode and node.tag == _SEQ:
+            return self.construct_sequence(node)
+        return self.construct_object(node, deep=True)  # scalars of other tags, and refused tags
+
+    # The C composer calls these around every node, for path resolvers; none are registered.
+    def descend_resolver(self, current_node, current_index):
+        return None
+
+    def ascend_resolver(self):
+        return None
+
+    # The C parser asks this for every node; a lean version of BaseResolver.resolve. What a plain
+    # scalar resolves to depends on its text alone, and the same short texts (`name`, `true`, `1`)
+    # come back by the thousand, so their tags are kept.
     def resolve(self, kind, value, implicit):
         if kind is ScalarNode:
             if implicit[0]:
-                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                tag = _RESOLVED.get(value)
+                if tag is not None:
+                    return tag
+                tag = _STR
+                for candidate, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
                     if regexp.match(value):
-                        return tag
+                        tag = candidate
+                        break
+                if len(value) <= _RESOLVED_LENGTH and len(_RESOLVED) < _RESOLVED_ENTRIES:
+                    _RESOLVED[value] = tag
+                return tag
             return _STR
         return _SEQ if kind is SequenceNode else _MAP
 
     def construct_sequence(self, node, deep=False):
         if not isinstance(node, SequenceNode):
             return super().construct_sequence(node, deep)
-        construct = self.construct_object
+        construct = self._child
         return [
             child.value if child.tag == _STR and child.__class__ is ScalarNode else construct(child, deep=deep)
             for child in node.value
@@ -256,7 +297,7 @@ class _ScenarioLoader(yaml.CSafeLoader):
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, MappingNode):
             return super().construct_mapping(node, deep)
-        construct = self.construct_object
+        construct = self._child
         issues = len(self.issues)
         mapping = {}
         for key_node, value_node in node.value:
@@ -281,7 +322,7 @@ class _ScenarioLoader(yaml.CSafeLoader):
         """`<<` merge keys: merged entries first, then the node's own, which win. Only the own
         entries must be unique."""
         pairs, inherited = self._flattened(node, set())
-        construct = self.construct_object
+        construct = self._child
         mapping = {}
         own = set()
         for index, (key_node, value_node) in enumerate(pairs):

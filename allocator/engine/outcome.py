@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from allocator.engine.allocate import Fatal
-from allocator.engine.explanation import Explanation
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.scenario import Scenario
 from allocator.engine.vocabulary import OutcomeKind
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:  # imported where an explanation is built
+    from allocator.engine.explanation import Explanation
 
 KUBELET_REFUSES = "kubelet-refuses"  # the kubelet will not prepare the claim (a warning's code)
 OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"

@@ -6,12 +6,15 @@ import json
 
 import yaml
 
-from allocator.engine.explain import with_steps
-from allocator.engine.explanation import Explanation
-from allocator.engine.pods import INVALID_POD, PENDING, SCHEDULED
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
-from allocator.engine.statusauth.outcome import report_lines
 from allocator.engine.vocabulary import Verdict
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from allocator.engine.explanation import Explanation
+
+# The explanation, pods and the status what-if are imported where an outcome has them, so that
+# `manage.py allocate -o json` loads none of them.
 
 
 def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
@@ -26,6 +29,8 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
         "candidateNodes": list(outcome.candidate_nodes),  # every node the scenario names: what --node may pick
     }
     if with_explanation:
+        from allocator.engine.explain import with_steps
+
         data["explanation"] = with_steps(outcome.explanation)
     if outcome.pods is not None:
         data["pods"] = [p.as_dict(with_explanation=with_explanation) for p in outcome.pods]
@@ -98,6 +103,8 @@ def human_report(outcome: Outcome, *, max_devices: int = 16) -> str:
 
     lines.extend(_explanation_lines(outcome.explanation, max_devices=max_devices))
     if outcome.status_writers is not None:
+        from allocator.engine.statusauth.outcome import report_lines
+
         lines.extend(report_lines(outcome.status_writers))
     return "\n".join(lines) + "\n"
 
@@ -152,6 +159,8 @@ def _explanation_lines(explanation: Explanation | None, *, max_devices: int, tit
 
 def _pods_report(outcome: Outcome, *, max_devices: int) -> str:
     """The pod view: per pod the node, the devices of its claims, and every node's verdict."""
+    from allocator.engine.pods import SCHEDULED
+
     if outcome.outcome == INVALID and not outcome.pods:
         lines = ["Invalid input:"] + [f"  - {problem.render()}" for problem in outcome.problems]
     elif outcome.outcome == INVALID:
@@ -172,6 +181,8 @@ def _pods_report(outcome: Outcome, *, max_devices: int) -> str:
 
 
 def _pod_lines(pod) -> list[str]:
+    from allocator.engine.pods import INVALID_POD, PENDING, SCHEDULED
+
     if pod.outcome == SCHEDULED:
         lines = [f"Pod {pod.key}: scheduled on node {pod.node}"]
     elif pod.outcome == PENDING:

@@ -19,7 +19,6 @@ from allocator.engine.cycle import (
     fit_error,
     prefilter_problems,
 )
-from allocator.engine.explanation import AllocatorVariant, Explanation
 from allocator.engine.gates import STABLE, AllocatorFeatures, ComponentGates
 from allocator.engine.outcome import NodeVerdict, Outcome, fatal_problem, output_claim, with_kubelet_answer
 from allocator.engine.pools import PoolGatherError, SliceIndex, gather_pools
@@ -35,8 +34,14 @@ from allocator.engine.run_common import (  # noqa: F401 (ALLOCATED, ... are the 
     unknown_node,
 )
 from allocator.engine.scenario import Scenario, read_scenario
-from allocator.engine.statusauth.outcome import run_status_writers
 from allocator.engine.vocabulary import OutcomeKind
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from allocator.engine.explanation import Explanation
+
+# The explanation and the status what-if are imported where a run needs them (the command's
+# start-up pays only for what its input asks for).
 
 EXIT_CODES = {kind: kind.exit_code for kind in OutcomeKind}
 
@@ -198,6 +203,8 @@ def _with_variant(explanation: Explanation | None, features: AllocatorFeatures) 
     """The explanation names the allocator variant that ran, and why that one."""
     if explanation is None:
         return None
+    from allocator.engine.explanation import AllocatorVariant
+
     return replace(explanation, allocator=AllocatorVariant(features.variant, features.variant_reason))
 
 
@@ -226,6 +233,11 @@ def allocate_text(
     identities, bootstrap = options.pop("status_identities", ()), options.pop("bootstrap_rbac", True)
     scenario = read_scenario(text, apiserver_gates=apiserver)
     outcome = allocate(scenario, node_name=node_name, gates=gates, **options)
+    if scenario.rbac.empty and not identities:  # run_status_writers' own first test, before its import
+        outcome.status_writers = None
+        return scenario, outcome
+    from allocator.engine.statusauth.outcome import run_status_writers
+
     grid = run_status_writers(scenario, outcome, apiserver_gates=(gates or ComponentGates()).apiserver,
                               identities=identities, bootstrap=bootstrap)
     outcome.status_writers = grid.as_dict() if grid is not None else None

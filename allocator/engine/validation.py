@@ -22,7 +22,6 @@ import datetime
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable
 
 from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
 from .cel.library import MAX_ATTRIBUTE_VALUE_LENGTH as ATTRIBUTE_VALUE_MAX_LENGTH
@@ -91,7 +90,7 @@ def is_decoding_error(message: str) -> bool:
 
 # Given a CEL expression: None if it compiles within the cost limit,
 # ("invalid", detail) for a compile error, ("forbidden", detail) for cost.
-CelCheck = Callable[[str], "tuple[str, str] | None"]
+CelCheck = "Callable[[str], tuple[str, str] | None]"  # an annotation only: typing stays unimported
 
 
 def validate(obj: dict, *, cel_check: CelCheck | None = None, gates: FeatureGates | None = None) -> list[FieldError]:
@@ -413,6 +412,7 @@ _REQUEST_POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
 _RANGE_FIELDS = frozenset({"min", "max", "step"})
 _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
+_ATTRIBUTE_MEMBERS = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
 _TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 _NODE_SELECTOR_FIELDS = frozenset({"nodeSelectorTerms"})
 _TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
@@ -602,7 +602,7 @@ class _Checker:
     def fields(self, d: dict, known, path) -> None:
         """Warn about keys the v1 type does not have (server-side field validation, Warn mode)."""
         for key in d:
-            name = _key_str(key)
+            name = key if key.__class__ is str else _key_str(key)
             if name not in known:
                 self.warn(path + (name,), f'unknown field "{field_path(path + (name,))}"')
 
@@ -1335,12 +1335,11 @@ def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
                         _attribute_text(c, text, item_path, kind == "versions")
     # The union is checked declaratively: a member is set when it is not empty. The older
     # handwritten rule (a member is set when it is given) still speaks when the two disagree.
-    members = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
     given = [kind for kind in present if attribute[kind] != []]
     if not given:
-        c.invalid(path, "", f"must specify one of: {members}")
+        c.invalid(path, "", f"must specify one of: {_ATTRIBUTE_MEMBERS}")
     elif len(given) > 1:
-        c.invalid(path, "{" + ", ".join(given) + "}", f"must specify exactly one of: {members}")
+        c.invalid(path, "{" + ", ".join(given) + "}", f"must specify exactly one of: {_ATTRIBUTE_MEMBERS}")
     elif len(present) > 1:
         c.add(path, f"Invalid value: {_go_attribute(attribute)}: exactly one value must be specified")
 

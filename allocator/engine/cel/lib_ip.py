@@ -6,12 +6,17 @@ addresses. String forms are the canonical ones (RFC 5952 for IPv6).
 """
 from __future__ import annotations
 
-import ipaddress
-
 from .errors import EvalError
 from .library import declare, extend, no_overload, typed
 
 STRINGS = (str,)
+
+
+def _ipaddress():
+    """The ipaddress module, imported for the first address an expression reads."""
+    import ipaddress
+
+    return ipaddress
 
 
 class IP:
@@ -53,7 +58,7 @@ class CIDR:
         return f"{self.addr}/{self.bits}"
 
     def network(self):
-        return ipaddress.ip_network(f"{self.addr}/{self.bits}", strict=False)
+        return _ipaddress().ip_network(f"{self.addr}/{self.bits}", strict=False)
 
 
 def parse_addr(text: str):
@@ -62,7 +67,7 @@ def parse_addr(text: str):
         raise EvalError(f"IP Address {text!r} parse error during conversion from string: "
                         "IP address with zone value is not allowed")
     try:
-        addr = ipaddress.ip_address(text)
+        addr = _ipaddress().ip_address(text)
     except ValueError:
         raise EvalError(f"IP Address {text!r} parse error during conversion from string: "
                         f"ParseAddr({text!r}): unable to parse IP") from None
@@ -125,22 +130,22 @@ def _is_loopback(ip):
 def _is_link_local_multicast(ip):
     a = ip.addr
     if a.version == 4:
-        return a in ipaddress.ip_network("224.0.0.0/24")
+        return a in _ipaddress().ip_network("224.0.0.0/24")
     return (int(a) >> 112) & 0xFF0F == 0xFF02
 
 
 def _is_link_local_unicast(ip):
     a = ip.addr
     if a.version == 4:
-        return a in ipaddress.ip_network("169.254.0.0/16")
-    return a in ipaddress.ip_network("fe80::/10")
+        return a in _ipaddress().ip_network("169.254.0.0/16")
+    return a in _ipaddress().ip_network("fe80::/10")
 
 
 def _is_global_unicast(ip):
     # Go's definition: every unicast address that is not loopback, link-local or unspecified
     # (private ranges included).
     a = ip.addr
-    if a.version == 4 and a == ipaddress.IPv4Address("255.255.255.255"):
+    if a.version == 4 and a == _ipaddress().IPv4Address("255.255.255.255"):
         return False
     return not (a.is_unspecified or a.is_loopback or a.is_multicast or _is_link_local_unicast(ip))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import EvalError
 from .library import declare, extend
@@ -143,6 +142,8 @@ def _zone(name: str):
             raise EvalError(f"invalid timezone: {name}")
         minutes = int(match.group(2)) * 60 + int(match.group(3))
         return dt.timezone(dt.timedelta(minutes=-minutes if match.group(1) == "-" else minutes))
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # for the first named time zone
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -6,7 +6,6 @@ A URL is read as Go's url.ParseRequestURI reads it: an absolute URI
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, unquote
 
 from .errors import EvalError
 from .library import declare, no_overload, typed
@@ -15,6 +14,13 @@ STRINGS = (str,)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
+
+
+def _parse():
+    """urllib.parse, imported for the first URL an expression reads."""
+    import urllib.parse
+
+    return urllib.parse
 
 class URL:
     """A CEL `kubernetes.URL` value."""
@@ -27,7 +33,7 @@ class URL:
         self.scheme = scheme
         self.host = host
         self.raw_path = raw_path
-        self.path = unquote(raw_path)
+        self.path = _parse().unquote(raw_path)
         self.query = query
         self.opaque = opaque
 
@@ -104,8 +110,8 @@ def _get_query(u: URL) -> dict:
             continue
         key, _, value = part.partition("=")
         try:
-            key = unquote(key.replace("+", " "), errors="strict")
-            value = unquote(value.replace("+", " "), errors="strict")
+            key = _parse().unquote(key.replace("+", " "), errors="strict")
+            value = _parse().unquote(value.replace("+", " "), errors="strict")
         except UnicodeDecodeError:
             continue
         if _BAD_ESCAPE.search(part):
@@ -116,9 +122,9 @@ def _get_query(u: URL) -> dict:
 
 def _escaped_path(u: URL) -> str:
     # Go keeps the path as written when that is a valid encoding of it, else escapes it.
-    if quote(u.path, safe="/!$&'()*+,;=:@~") == u.raw_path or unquote(u.raw_path) == u.path:
+    if _parse().quote(u.path, safe="/!$&'()*+,;=:@~") == u.raw_path or _parse().unquote(u.raw_path) == u.path:
         return u.raw_path
-    return quote(u.path, safe="/")
+    return _parse().quote(u.path, safe="/")
 
 
 def _member(function, impl):

@@ -18,7 +18,6 @@ import math
 import re
 from functools import lru_cache
 
-import re2
 
 from .errors import CelCostLimitError, EvalError
 from .types import CelType, parse_type
@@ -435,9 +434,15 @@ def _dyn(value):
 
 # -- strings --------------------------------------------------------------------------
 
-_regex_options = re2.Options()
-_regex_options.max_mem = 8 << 20
-_regex_options.log_errors = False
+@lru_cache(maxsize=1)
+def _re2():
+    """The RE2 module and its options, imported for the first expression with a regex."""
+    import re2
+
+    options = re2.Options()
+    options.max_mem = 8 << 20
+    options.log_errors = False
+    return re2, options
 
 
 @lru_cache(maxsize=512)
@@ -445,8 +450,9 @@ def compile_regex(pattern: str):
     """RE2 semantics as Go's regexp; raises EvalError like cel-go's matches()."""
     if len(pattern) > MAX_REGEX_LENGTH:
         raise EvalError("error parsing regexp: expression too large")
+    re2, options = _re2()
     try:
-        return re2.compile(pattern, _regex_options)
+        return re2.compile(pattern, options)
     except re2.error as exc:
         raise EvalError(f"error parsing regexp: {_go_regex_problem(exc)}") from None
 

@@ -12,10 +12,10 @@ several bindings allow, the one a real cluster names may differ (the decision do
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 from allocator.engine.validation import (
     FieldError,
@@ -665,13 +665,14 @@ def read_object(data: dict, ref=None, *, bootstrap: bool = False):
     return obj, c.errors
 
 
-BOOTSTRAP_FILE = Path(__file__).with_name("bootstrap.json")
+BOOTSTRAP_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.json")  # no pathlib at start-up
 
 
 @lru_cache(maxsize=1)
 def bootstrap_data() -> dict:
     """The 1.37.2 bootstrap policy, as `tests/kube/cmd/authz --bootstrap` prints it from upstream."""
-    return json.loads(BOOTSTRAP_FILE.read_text())
+    with open(BOOTSTRAP_FILE, encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 @lru_cache(maxsize=1)

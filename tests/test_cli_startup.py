@@ -1,0 +1,111 @@
+"""`manage.py allocate` starts in a blink: it imports neither Django nor anything its input does not
+need, and what it imports before reading the scenario is only what reads the flags."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SIMPLE = ROOT / "allocator" / "examples" / "simple-gpu.yaml"
+
+# Run manage.py as a user does, and note the modules loaded when the scenario file is opened and
+# when the command ends (an audit hook sees the open).
+PROBE = r"""
+import json, sys
+scenario, report, args = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+start = set(sys.modules)
+seen = {}
+def hook(event, hook_args):
+    if event == "open" and "before" not in seen and hook_args and hook_args[0] == scenario:
+        seen["before"] = sorted(set(sys.modules) - start)
+sys.addaudithook(hook)
+sys.argv = ["manage.py", "allocate", scenario, *args]
+code = 0
+try:
+    with open("manage.py") as handle:  # as `python manage.py` runs it (runpy would import more)
+        exec(compile(handle.read(), "manage.py", "exec"), {"__name__": "__main__", "__file__": "manage.py"})
+except SystemExit as exc:
+    code = exc.code
+with open(report, "w") as handle:
+    json.dump({"before": seen.get("before"), "after": sorted(set(sys.modules) - start), "code": code}, handle)
+"""
+
+# What reads the flags: the command, the engine package and the gate table, and the loader's size
+# limit (the scenario is read up to it).
+BEFORE_INPUT = {"allocator", "allocator.cli", "allocator.engine", "allocator.engine.dataclass_code",
+                "allocator.engine.gates", "allocator.engine.loader", "allocator.engine.problems"}
+# Only some inputs need these: an explanation (the readable report, --explain), Pods, RBAC objects
+# or --as-*, regexes, time zones, URLs and IPs in CEL, shared devices, a kind the playground does not read.
+DEFERRED = {"allocator.engine.explain", "allocator.engine.explanation", "allocator.engine.trace",
+            "allocator.engine.pods", "allocator.engine.scoring", "allocator.engine.noderesources",
+            "allocator.engine.nodefilter", "allocator.engine.statusauth.whatif",
+            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing",
+            "pathlib", "urllib.parse", "ipaddress"}
+
+
+def modules_seen(tmp_path, scenario: Path, *args: str) -> dict:
+    report = tmp_path / "modules.json"
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(scenario), str(report), json.dumps(args)], cwd=ROOT,
+                          capture_output=True, timeout=120)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    return json.loads(report.read_text())
+
+
+def test_the_command_reads_its_input_before_importing_the_engine_and_never_imports_django(tmp_path):
+    seen = modules_seen(tmp_path, SIMPLE, "-o", "json")
+    assert seen["code"] == 0
+    assert seen["before"] is not None, "the scenario file was never opened"
+    before = set(seen["before"])
+    assert not {m for m in before if m.split(".")[0] in ("django", "playground")}
+    assert {m for m in before if m.startswith("allocator")} <= BEFORE_INPUT
+    assert "yaml" not in before or "allocator.engine.loader" in before  # yaml comes with the loader only
+    after = set(seen["after"])
+    assert not {m for m in after if m.split(".")[0] in ("django", "playground")}
+    assert {m for m in after if m.startswith("allocator.") and not m.startswith("allocator.engine")} == {
+        "allocator.cli"}
+
+
+def test_what_only_some_inputs_need_is_not_imported_for_a_small_scenario(tmp_path):
+    after = set(modules_seen(tmp_path, SIMPLE, "-o", "json")["after"])
+    assert after & DEFERRED == set()
+
+
+def test_the_readable_report_imports_the_explanation_it_prints(tmp_path):
+    # The check above can fail: the explanation is imported as soon as a run asks for one.
+    after = set(modules_seen(tmp_path, SIMPLE)["after"])
+    assert {"allocator.engine.explain", "allocator.engine.explanation"} <= after
+    assert not {m for m in after if m.split(".")[0] == "django"}
+
+
+def test_the_django_command_is_the_same_command(capsys):
+    from django.core.management import call_command
+
+    with pytest.raises(SystemExit) as exit_status:
+        call_command("allocate", str(SIMPLE), "-o", "json")
+    assert exit_status.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["outcome"] == "allocated" and data["node"] == "worker-1"
+
+
+def test_dataclasses_made_from_the_code_table_behave_as_dataclasses_do():
+    import dataclasses
+
+    import allocator.engine  # noqa: F401  installs the table
+
+    def make():
+        @dataclasses.dataclass(frozen=True)
+        class Point:
+            x: int
+            y: int = 0
+            tags: tuple = dataclasses.field(default_factory=tuple)
+
+        return Point
+
+    first, second = make(), make()  # the second is made from code the first compiled
+    a, b = second(1), second(1, 0)
+    assert a == b and hash(a) == hash(b) and repr(a).endswith("Point(x=1, y=0, tags=())")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = 2
+    assert first(1) != a  # another class: dataclasses compare classes too
