@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import uuid
 from dataclasses import dataclass
 
 from allocator.engine.objects import build_claim
@@ -116,7 +115,11 @@ def read_pod_group(data: dict, ref, *, kind: str, name: str) -> tuple[PodGroup |
     for status in ((data.get("status") or {}).get("resourceClaimStatuses") or ()):
         if isinstance(status, dict) and isinstance(status.get("name"), str):
             statuses[status["name"]] = status.get("resourceClaimName")
-    uid = str(meta.get("uid") or uuid.uuid5(uuid.NAMESPACE_URL, f"podgroup/{namespace}/{group_name}"))
+    uid = meta.get("uid")
+    if not uid:
+        import uuid  # only for a group the input gives no uid
+        uid = uuid.uuid5(uuid.NAMESPACE_URL, f"podgroup/{namespace}/{group_name}")
+    uid = str(uid)
     if any(p.severity == "error" for p in problems):
         return None, problems
     return PodGroup(namespace, group_name, uid, tuple(claims), min_count, statuses, ref), problems

@@ -31,10 +31,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import uuid
 from dataclasses import dataclass, field
 
-from allocator.engine.nodefilter import DO_NOT_SCHEDULE, Placement, tolerated
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Toleration, node_selector
 from allocator.engine.problems import WARNING, Problem
@@ -107,11 +105,17 @@ def read_workload(data: dict, ref, index: int) -> Workload:
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     namespace = str(meta.get("namespace") or "default")
     name = str(meta.get("name") or "")
-    uid = str(meta.get("uid") or uuid.uuid5(uuid.NAMESPACE_URL, f"{data.get('kind')}/{namespace}/{name}"))
+    uid = str(meta.get("uid") or _uid(f"{data.get('kind')}/{namespace}/{name}"))
     return Workload(str(data.get("kind")), namespace, name, uid, data, ref, index)
 
 
 # --- names and hashes -------------------------------------------------------------------------
+
+
+def _uid(seed: str):
+    """A stable uid for an object the input does not give one (uuid is imported only for workloads)."""
+    import uuid
+    return uuid.uuid5(uuid.NAMESPACE_URL, seed)
 
 
 def safe_encode(text: str) -> str:
@@ -289,7 +293,7 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
     else:
         pod_hash = template_hash(template, collisions)
         rs_name = f"{w.name}-{pod_hash}"
-    rs_uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ReplicaSet/{w.namespace}/{rs_name}"))
+    rs_uid = str(_uid(f"ReplicaSet/{w.namespace}/{rs_name}"))
     have = len(existing.of("ReplicaSet", w.namespace, rs_name))
     pods = _replica_set_pods(rs_name, rs_uid, w.namespace, template, replicas,
                              extra_labels={"pod-template-hash": pod_hash}, existing=have, seed=f"rs/{w.namespace}/{rs_name}")
@@ -389,7 +393,7 @@ def _expand_cron_job(w: Workload, existing: _Existing, out: "_Out") -> None:
         return
     # The controller names each Job after its scheduled time in minutes since the epoch; one stands for all.
     job_name = f"{w.name}-{fnv32a(w.key.encode()) % 29_000_000}"
-    job_uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"Job/{w.namespace}/{job_name}"))
+    job_uid = str(_uid(f"Job/{w.namespace}/{job_name}"))
     base = ("spec", "jobTemplate", "spec")
     pods, wanted, reason = _job_pods(job_name, job_uid, w.namespace, job_template["spec"], base, [],
                                      f"job/{w.namespace}/{job_name}")
@@ -419,6 +423,7 @@ def daemon_tolerations(pod_spec: dict) -> list:
 
 def daemon_nodes(raw: dict, nodes: dict) -> tuple[list[str], dict]:
     """The nodes a DaemonSet should run a pod on, in name order, and why each other node has none."""
+    from allocator.engine.nodefilter import DO_NOT_SCHEDULE, Placement, tolerated  # the pods' modules, when needed
     spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
     template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
     pod_spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
