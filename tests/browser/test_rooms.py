@@ -30,7 +30,7 @@ def join_and_open_step_1(browser: Browser, base_url: str, link: str) -> Page:
 
 
 def test_a_room_with_two_attendees_and_an_instructor(page: Page, browser: Browser, base_url: str):
-    share_id = share_workshop(WORKSHOP)[0].id
+    share_id = share_workshop(WORKSHOP, run=run_inline)[0].id
 
     # The instructor opens a room from the workshop's overview.
     page.goto(f"/w/{share_id}")

@@ -15,6 +15,7 @@ from allocator.engine.gates import COMPONENTS, GATES
 from allocator.models import Room, RoomAttendee, RoomProgress
 from allocator.workshops.library import shipped
 from allocator.workshops.model import parse_workshop
+from allocator.workshops.playground import run_inline
 from allocator.workshops.store import share_workshop
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +41,7 @@ def form_data(variant):
 
 @pytest.fixture
 def workshop_id():
-    row, _ = share_workshop(TEXT)
+    row, _ = share_workshop(TEXT, run=run_inline)
     return row.id
 
 

@@ -259,10 +259,9 @@ def test_the_headline_of_every_gallery_example_that_fails_reads_in_korean():
 
 
 def _run(example):
-    from allocator.runs import RunRequest, run_request
+    from allocator.run_settings import run_in_process
 
-    _, outcome = run_request(RunRequest(scenario=example.scenario, node=example.node or "",
-                                        gates=example.component_gates()))
+    _, outcome = run_in_process(example.run_settings())
     return outcome
 
 
