@@ -15,11 +15,13 @@ from allocator.run_settings import RunSettings, run_in_process
 from allocator.sharing import ShareError
 from allocator.workshops.model import MAX_LESSONS, Variant, parse_workshop
 
-# A workshop share runs every lesson's start and solution: all of them together get this much time
-# (settings.WORKSHOP_LINT_BUDGET overrides it), and at most this many runs
-# (settings.WORKSHOP_LINT_MAX_RUNS; by default every start and solution of the most lessons a workshop may have).
+# A workshop share runs every lesson's start and solution, then the lint's mutants and variants (at most
+# MAX_LINT_TRIALS of them): all of them together get this much time (settings.WORKSHOP_LINT_BUDGET
+# overrides it), and at most this many runs (settings.WORKSHOP_LINT_MAX_RUNS; by default every start and
+# solution of the most lessons a workshop may have, and every trial).
+MAX_LINT_TRIALS = 600  # the shipped 13-lesson workshop needs about 150
 LINT_BUDGET_SECONDS = 10.0
-LINT_MAX_RUNS = 2 * MAX_LESSONS
+LINT_MAX_RUNS = 2 * MAX_LESSONS + MAX_LINT_TRIALS
 
 
 def run_request_for(variant: Variant) -> RunSettings:

@@ -11,10 +11,9 @@ from allocator.models import SharedWorkshop
 from allocator.sharing import ID_LENGTHS, MAX_SHARE_BYTES, ShareError
 from allocator.version import VERSION
 from allocator.workshops.lint import lint
-from allocator.workshops.playground import run_in_worker
+from allocator.workshops.playground import MAX_LINT_TRIALS, run_in_worker
 
 
-MAX_LINT_TRIALS = 600  # the shipped 13-lesson workshop needs about 150
 
 
 class WorkshopRefused(ShareError):

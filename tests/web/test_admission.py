@@ -11,7 +11,8 @@ from allocator import fairness, gallery
 from allocator.run_settings import RunSettings
 from allocator.workshops.library import shipped
 from allocator.worker import NotAdmitted, run_bounded
-from allocator.workshops.playground import run_in_worker
+from allocator.workshops.lint import lint
+from allocator.workshops.playground import MAX_LINT_TRIALS, run_in_worker, run_inline
 
 pytestmark = [pytest.mark.django_db, pytest.mark.fairness]
 CLIENT = "127.0.0.1"  # the test client's address
@@ -114,13 +115,16 @@ def test_a_workshop_shares_lint_within_its_budget_is_stored(client, settings):
 def test_a_workshop_shares_lint_has_a_work_budget_too_and_names_the_lesson_it_reached(client, settings):
     settings.ALLOCATOR_RUNS_PER_CLIENT = 0
     settings.ALLOCATOR_SLOW_RUNS = "5/600"
-    settings.WORKSHOP_LINT_MAX_RUNS = 3  # lesson 1's start and solution, lesson 2's start
+    # What lesson 1 alone costs: its start, its solution, and the lint's mutants and variants of it.
+    runs = []
+    lint(TINY, run=lambda variant: runs.append(variant) or run_inline(variant), max_trials=MAX_LINT_TRIALS)
+    settings.WORKSHOP_LINT_MAX_RUNS = len(runs) + 1  # lesson 1, then lesson 2's start
     head, lesson = TINY.split("\n- title: ", 1)
     second = lesson.replace("Take the smaller GPU", "Take it again", 1).replace("# Two GPUs", "# Two more GPUs")
     text = f"{head}\n- title: {lesson.rstrip()}\n- title: {second}"
     response = client.post("/api/v1/workshops", text, content_type="application/yaml")
     assert response.status_code == 400
     message = response.json()["message"]
-    assert "need more than 3 runs" in message and "stopped at lesson 2 (Take it again)" in message
-    settings.WORKSHOP_LINT_MAX_RUNS = 4
+    assert f"need more than {len(runs) + 1} runs" in message and "stopped at lesson 2 (Take it again)" in message
+    settings.WORKSHOP_LINT_MAX_RUNS = 2 * len(runs) + 10
     assert client.post("/api/v1/workshops", text, content_type="application/yaml").status_code == 201
