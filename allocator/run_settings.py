@@ -148,6 +148,18 @@ class RunSettings:
     def full_gates(self) -> dict:
         return full_gates(self.gates, self.versions)
 
+    def gate_value(self, component: str, name: str) -> bool:
+        """The value of gate `name` on `component`: as given, else its default at the component's
+        versions. The one place a gate's value is worked out."""
+        return self.component_features(component).enabled(name)
+
+    def with_gate(self, component: str, name: str, value: bool) -> "RunSettings":
+        """These settings with one gate set on one component (only values that differ from the
+        defaults at the component's versions are kept)."""
+        gates = {c: dict(v) for c, v in self.gates.items()}
+        gates.setdefault(component, {})[name] = value
+        return replace(self, gates=changed_gates(gates, self.versions))
+
     def link_data(self) -> dict:
         """The settings as links and share rows hold them: every gate's value (so a link keeps its
         meaning if a later playground changes a default), and the versions only when chosen (links

@@ -315,8 +315,7 @@ def _gate_differences(a, b) -> list[str]:
     out = []
     for name, info in GATES.items():
         for key, label in COMPONENTS:
-            va = a.gates.get(key, {}).get(name, info.default)
-            vb = b.gates.get(key, {}).get(name, info.default)
+            va, vb = a.gate_value(key, name), b.gate_value(key, name)
             if va != vb:
                 out.append(f"{name} on {label}: {'on' if va else 'off'} in A, {'on' if vb else 'off'} in B")
     return out
@@ -326,7 +325,7 @@ def _gate_rows(a, b) -> list:
     """Every gate with its value per component on each side; differing rows flagged."""
     rows = []
     for name, info in GATES.items():
-        cells = [{"side": side, "key": key, "label": label, "value": variant.gates.get(key, {}).get(name, info.default)}
+        cells = [{"side": side, "key": key, "label": label, "value": variant.gate_value(key, name)}
                  for side, variant in (("a", a), ("b", b)) for key, label in COMPONENTS]
         half = len(cells) // 2
         differs = [c["value"] for c in cells[:half]] != [c["value"] for c in cells[half:]]

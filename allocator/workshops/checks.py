@@ -579,8 +579,7 @@ class GateCheck(Kind):
     def passes(self, spec, attempt):
         name = spec["gate"]
         components = COMPONENT_KEYS if spec.get("component", "all") == "all" else (spec["component"],)
-        if not all(attempt.variant.gates.get(c, {}).get(name, GATES[name].default) == spec["value"]
-                   for c in components):
+        if not all(attempt.variant.gate_value(c, name) == spec["value"] for c in components):
             return False
         if spec.get("declaredBy"):
             node = attempt.scenario.nodes.get(spec["declaredBy"])

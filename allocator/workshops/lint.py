@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import yaml
 
-from allocator.engine.gates import COMPONENT_KEYS, GATES
+from allocator.engine.gates import COMPONENT_KEYS
 from allocator.engine.loader import load_scenario
 from allocator.engine.scenario import read_scenario
 from allocator.engine.vocabulary import OutcomeKind
@@ -182,7 +182,7 @@ def _named_gates(lesson: Lesson) -> set:
     for c in COMPONENT_KEYS:
         before, after = lesson.start.gates.get(c, {}), lesson.solution.gates.get(c, {})
         for gate in set(before) | set(after):
-            if before.get(gate, GATES[gate].default) != after.get(gate, GATES[gate].default):
+            if lesson.start.gate_value(c, gate) != lesson.solution.gate_value(c, gate):
                 named.add((c, gate))
     return named
 
@@ -264,11 +264,9 @@ def mutants_of(lesson: Lesson) -> list[Trial]:
                     mutant(f"the subrequests of {request_name} in {label} reversed",
                            documents[:i] + [changed] + documents[i + 1:])
     for component, gate in sorted(_named_gates(lesson)):
-        gates = {c: dict(v) for c, v in solution.gates.items()}
-        now = gates.get(component, {}).get(gate, GATES[gate].default)
-        gates.setdefault(component, {})[gate] = not now
-        gates = {c: {g: v for g, v in values.items() if v != GATES[g].default} for c, values in gates.items()}
-        mutant(f"{gate} turned {'off' if now else 'on'} in {component}", gates={c: v for c, v in gates.items() if v})
+        now = solution.gate_value(component, gate)
+        flipped = solution.with_gate(component, gate, not now).gates
+        mutant(f"{gate} turned {'off' if now else 'on'} in {component}", gates={c: v for c, v in flipped.items() if v})
     # A shared workshop is linted on the server: a lesson with hundreds of objects gets a bounded
     # number of runs (every protected object is checked by every run all the same).
     return (out + edits)[:MAX_MUTANTS]

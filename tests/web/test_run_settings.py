@@ -182,3 +182,17 @@ def test_the_api_keeps_a_gate_value_as_given_even_when_it_is_the_default(client)
     assert "cannot set feature gate ResourceHealthStatusMessage to false, feature is PreAlpha" in data["message"]
     body["gates"] = {}
     assert client.post("/api/v1/allocate", json.dumps(body), content_type="application/json").json()["outcome"] == "allocated"
+
+
+def test_a_gates_value_follows_the_components_versions_wherever_it_is_read():
+    """One place works a gate's value out (RunSettings.gate_value): a lesson's gate check, the
+    compare page's differences and the lint's gate mutants read it, so a component emulating 1.35
+    has 1.35's defaults there too."""
+    now = RunSettings(scenario="")
+    older = RunSettings(scenario="", versions={"scheduler": {"emulated": "1.35", "minCompat": "1.35"}})
+    assert now.gate_value("scheduler", "DRAPartitionableDevices") is True
+    assert older.gate_value("scheduler", "DRAPartitionableDevices") is False
+    assert older.gate_value("apiserver", "DRAPartitionableDevices") is True  # only the scheduler is older
+    flipped = older.with_gate("scheduler", "DRAPartitionableDevices", True)
+    assert flipped.gates == {"scheduler": {"DRAPartitionableDevices": True}}
+    assert flipped.with_gate("scheduler", "DRAPartitionableDevices", False).gates == {}
