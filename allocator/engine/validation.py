@@ -2246,7 +2246,7 @@ def _pod_toleration(c: _Checker, toleration: dict, path: tuple) -> None:
                 c.invalid(path + ("operator",), value, ";".join(errors))
     elif operator == "Exists":
         if value:
-            c.invalid(path + ("operator",), toleration, "value must be empty when `operator` is 'Exists'")
+            c.invalid(path + ("operator",), value, "value must be empty when `operator` is 'Exists'")
     else:
         c.unsupported(path + ("operator",), operator, TOLERATION_OPERATORS)
     if effect and effect not in NODE_TAINT_EFFECTS:
