@@ -1770,8 +1770,20 @@ def _counter_sets(c: _Checker, counter_sets: list, path: tuple) -> None:
         key = name if name is not None else _empty_name(counter_set, "name")
         if key is not None:
             if key in seen:
-                c.duplicate(item_path, key)
+                # Checked declaratively (a list keyed by name): the whole entry is shown, as stored.
+                c.add(item_path, f"Duplicate value: {_stored_counter_set_json(counter_set)}")
             seen.add(key)
+
+
+def _stored_counter_set_json(counter_set: dict) -> str:
+    """A counter set in its v1 form (name, then counters by name with canonical quantities; no
+    counters at all when there are none: the field is `omitempty`)."""
+    out = {"name": counter_set.get("name") or ""}
+    counters = counter_set.get("counters")
+    if isinstance(counters, dict) and counters:
+        out["counters"] = {name: ({"value": _stored_quantity(c.get("value"))} if isinstance(c, dict) else c)
+                           for name, c in sorted(counters.items(), key=lambda item: str(item[0]))}
+    return _go_json(out)
 
 
 def _partition_type_attribute(c: _Checker, name: str, driver: str, devices: list, path: tuple) -> None:
