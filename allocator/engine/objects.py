@@ -239,6 +239,9 @@ def _resource_list(raw, path: tuple) -> dict:
     """A v1 ResourceList (name -> quantity string) as name -> Quantity."""
     out = {}
     for name, value in (raw or {}).items():
+        if value is None:  # apimachinery's Quantity reads JSON null as zero
+            out[str(name)] = Quantity.parse("0")
+            continue
         try:
             out[str(name)] = Quantity.parse(value)
         except ValueError:

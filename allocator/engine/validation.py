@@ -308,6 +308,30 @@ def _show(value) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
+def _go_json(value) -> str:
+    """A value as Go's json.Marshal writes it: compact, non-ASCII kept, `<`, `>`, `&` escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                         ("\u2029", "\\u2029")):
+        text = text.replace(char, escape)
+    return text
+
+
+def _go_node_selector_terms(terms: list | None) -> str:
+    """The node selector terms as the apiserver prints them in "must have exactly one node selector
+    term": its internal []core.NodeSelectorTerm through json.Marshal, so with Go's field names (the
+    internal types have no JSON tags) and a missing list as null."""
+    def requirements(items):
+        if items is None:
+            return None
+        return [{"Key": r.get("key", ""), "Operator": r.get("operator", ""), "Values": r.get("values")}
+                for r in items if isinstance(r, dict)]
+    if terms is None:
+        return "null"
+    return _go_json([{"MatchExpressions": requirements(t.get("matchExpressions")),
+                      "MatchFields": requirements(t.get("matchFields"))} for t in terms if isinstance(t, dict)])
+
+
 def _json_pieces(value):
     """The text of `json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)`,
     piece by piece, so that a caller can stop early: a value built from YAML aliases may be
@@ -721,7 +745,9 @@ class _Checker:
 
     # -- metadata -------------------------------------------------------------
 
-    def metadata(self, obj: dict, *, namespaced: bool) -> None:
+    def metadata(self, obj: dict, *, namespaced: bool, declarative_name: bool = False) -> None:
+        """ObjectMeta. `declarative_name`: 1.37 checks the name declaratively (`k8s-long-name`, a
+        DeviceClass), which counts bytes where the handwritten check says characters."""
         path = ("metadata",)
         meta = self.obj(obj, "metadata", ())
         if meta is None:
@@ -732,7 +758,7 @@ class _Checker:
         name = self.string(meta, "name", path)
         generate_name = self.string(meta, "generateName", path)
         if name:
-            self.dns_subdomain(name, path + ("name",))
+            self.invalid_each(path + ("name",), name, dns_subdomain_errors(name, declarative=declarative_name))
         elif not generate_name and not (meta.get("name") or meta.get("generateName")):
             self.required(path + ("name",), "name or generateName is required")
         if generate_name:
@@ -1082,7 +1108,7 @@ def _device_class(c: _Checker, obj: dict) -> None:
     if not c.api_version(obj, RESOURCE_API_VERSION):
         return
     c.fields(obj, _TOP_FIELDS, ())
-    c.metadata(obj, namespaced=False)
+    c.metadata(obj, namespaced=False, declarative_name=True)
     spec = c.obj(obj, "spec", ())
     if spec is None:
         return
@@ -1171,7 +1197,7 @@ def _slice_spec(c: _Checker, spec: dict, path: tuple) -> None:
             terms = c.node_selector(selector, path + ("nodeSelector",))
             if (terms is None and selector.get("nodeSelectorTerms") is None) or (terms is not None and len(terms) != 1):
                 terms_path = path + ("nodeSelector", "nodeSelectorTerms")
-                c.invalid(terms_path, terms, "must have exactly one node selector term")
+                c.add(terms_path, f"Invalid value: {_go_node_selector_terms(terms)}: must have exactly one node selector term")
     per_device = False
     for key in ("allNodes", "perDeviceNodeSelection"):
         if spec.get(key) is None:
@@ -1743,8 +1769,20 @@ def _counter_sets(c: _Checker, counter_sets: list, path: tuple) -> None:
         key = name if name is not None else _empty_name(counter_set, "name")
         if key is not None:
             if key in seen:
-                c.duplicate(item_path, key)
+                # Checked declaratively (a list keyed by name): the whole entry is shown, as stored.
+                c.add(item_path, f"Duplicate value: {_stored_counter_set_json(counter_set)}")
             seen.add(key)
+
+
+def _stored_counter_set_json(counter_set: dict) -> str:
+    """A counter set in its v1 form (name, then counters by name with canonical quantities; no
+    counters at all when there are none: the field is `omitempty`)."""
+    out = {"name": counter_set.get("name") or ""}
+    counters = counter_set.get("counters")
+    if isinstance(counters, dict) and counters:
+        out["counters"] = {name: ({"value": _stored_quantity(c.get("value"))} if isinstance(c, dict) else c)
+                           for name, c in sorted(counters.items(), key=lambda item: str(item[0]))}
+    return _go_json(out)
 
 
 def _partition_type_attribute(c: _Checker, name: str, driver: str, devices: list, path: tuple) -> None:
@@ -2219,7 +2257,7 @@ def _pod_toleration(c: _Checker, toleration: dict, path: tuple) -> None:
                 c.invalid(path + ("operator",), value, ";".join(errors))
     elif operator == "Exists":
         if value:
-            c.invalid(path + ("operator",), toleration, "value must be empty when `operator` is 'Exists'")
+            c.invalid(path + ("operator",), value, "value must be empty when `operator` is 'Exists'")
     else:
         c.unsupported(path + ("operator",), operator, TOLERATION_OPERATORS)
     if effect and effect not in NODE_TAINT_EFFECTS:

@@ -16,6 +16,7 @@ from allocator.engine.cel import (
     compile_expression,
     compile_selector,
 )
+from allocator.engine.cel.errors import SYNTAX_WORDING_NOTE
 from allocator.engine.cel.values import Uint
 from allocator.engine.quantity import Quantity
 from allocator.engine.semver import Version
@@ -124,8 +125,35 @@ def test_compile_expression_accepts_any_result_type():
 def test_syntax_errors_use_cel_go_framing():
     error = compile_error("?!")
     assert error.message.startswith("ERROR: <input>:1:1: Syntax error: extraneous input '?' expecting")  # as cel-go says
-    assert error.message.endswith("\n | ?!\n | ^")
-    assert "Syntax error: token recognition error at: '='" in compile_error('device.driver = "x"').message
+    assert "\n | ?!\n | ^\n" in error.message
+    # ANTLR's lexer reads the character after a lone '=' (hoping for '==') and drops both.
+    assert "Syntax error: token recognition error at: '= '" in compile_error('device.driver = "x"').message
+
+
+def test_syntax_errors_cel_go_words_the_same_way_carry_no_note():
+    # as cel-go 0.29.2 words them (tests/upstream/regressions/validation/cel-syntax-errors-as-cel-go-words-them)
+    assert compile_error("a..b").message == (
+        "ERROR: <input>:1:3: Syntax error: no viable alternative at input '..'\n | a..b\n | ..^")
+    assert compile_error("[].null").message.startswith(
+        "ERROR: <input>:1:4: Syntax error: mismatched input 'null' expecting IDENTIFIER")
+    lexed_on = compile_error("a = b").message.split("\n")
+    assert lexed_on[0] == "ERROR: <input>:1:3: Syntax error: token recognition error at: '= '"
+    assert lexed_on[3] == "ERROR: <input>:1:5: Syntax error: extraneous input 'b' expecting <EOF>"
+    assert SYNTAX_WORDING_NOTE not in compile_error("é").message
+    assert compile_error("é").message.count("ERROR: <input>") == 2
+
+
+def test_syntax_errors_worded_by_the_playground_say_so():
+    assert compile_error("[1,").message.endswith("\n" + SYNTAX_WORDING_NOTE)  # cel-go: missing ']' at '<EOF>'
+
+
+def test_a_trailing_comma_alone_makes_an_empty_list_or_map():
+    assert compile_expression("[,]").result_type == "list(dyn)"
+    assert compile_expression("{,}").result_type == "map(dyn, dyn)"
+
+
+def test_an_undeclared_leading_dot_name_keeps_its_dot():
+    assert "undeclared reference to '.a' (in container '')" in compile_error(".a").message
 
 
 def test_reserved_identifier_is_rejected():

@@ -955,7 +955,8 @@ def test_shared_counters_rules():
     sets.append({"name": "gpu-0", "counters": {}})
     found = messages(obj)
     assert found[("spec", "sharedCounters", 1, "counters")] == ["Required value"]
-    assert found[("spec", "sharedCounters", 1)] == ['Duplicate value: "gpu-0"']
+    # declarative (a list keyed by name): the whole entry as stored, empty counters left out
+    assert found[("spec", "sharedCounters", 1)] == ['Duplicate value: {"name":"gpu-0"}']
     sets[1] = {"name": "Gpu", "counters": {f"c{i}": {"value": 1} for i in range(33)}}
     found = messages(obj)
     assert found[("spec", "sharedCounters", 1, "counters")] == ["Too many: 33: must have at most 32 items"]

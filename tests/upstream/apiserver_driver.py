@@ -21,6 +21,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from allocator.engine.cel.errors import SYNTAX_WORDING_NOTE
 from allocator.engine.gates import GATES, parse_gates
 from allocator.engine.problems import DROPPED_ON_CREATE, ERROR
 from allocator.engine.scenario import read_scenario
@@ -211,7 +212,7 @@ def compare_object(obj: dict, mine: Found) -> list[str]:
     for f, t, m in mine.errors:
         if (f, t) in up_pairs and (f, m) not in up_messages:
             theirs = [e["message"] for e in upstream_errors if (e["field"], e["type"]) == (f, t)]
-            if any(_first_cel_error_of(m, other) for other in theirs):
+            if any(_marked_syntax_error_agrees(m, other) for other in theirs):
                 continue
             diffs.append(f"message at {f}: ours {m!r}, upstream {theirs!r}")
     if not up_invalid:
@@ -221,18 +222,30 @@ def compare_object(obj: dict, mine: Found) -> list[str]:
     return diffs
 
 
-def _first_cel_error_of(ours: str, theirs: str) -> bool:
-    """Known gap: the wording of a CEL *syntax* error. cel-go's ANTLR parser words each one by the
-    state of its prediction ("mismatched input", "no viable alternative", "extraneous input") and
-    recovers to report more; the playground's parser finds the same error at the same place but
-    does not always word it the same. Both must still call it a syntax error; its position and
-    everything else in the message are compared."""
-    if theirs.startswith(ours) and theirs[len(ours):].startswith("\nERROR: <input>:"):
-        return True
-    mark = "Syntax error: "
-    if mark not in ours or mark not in theirs:
+def _marked_syntax_error_agrees(ours: str, theirs: str) -> bool:
+    """A CEL syntax error the playground marks as worded its own way (SYNTAX_WORDING_NOTE): cel-go's
+    ANTLR parser words each error by the state of its prediction and recovers to report more. Every
+    error the playground reports must still be one of cel-go's, in order, word for word; the one
+    it marks must be at the same place and be a syntax error there too."""
+    if not ours.endswith("\n" + SYNTAX_WORDING_NOTE):
         return False
-    return ours.split(mark, 1)[0] == theirs.split(mark, 1)[0]
+    mine, upstream = _cel_errors(ours.removesuffix("\n" + SYNTAX_WORDING_NOTE)), _cel_errors(theirs)
+    if mine is None or upstream is None or mine[0] != upstream[0]:
+        return False
+    rest = iter(upstream[1:])
+    for error in mine[1:]:
+        header = error.split(" Syntax error: ", 1)[0] + " Syntax error: "
+        if not any(other == error or (" Syntax error: " in error and other.startswith(header)) for other in rest):
+            return False
+    return True
+
+
+def _cel_errors(message: str) -> list[str] | None:
+    """A compilation message split into what precedes its first error and each error."""
+    head, mark, tail = message.partition("ERROR: <input>:")
+    if not mark:
+        return None
+    return [head] + ["ERROR: <input>:" + part for part in tail.split("\nERROR: <input>:")]
 
 
 _GO_FIELD = re.compile(r"Go struct field \w+\.(\S+) of type")

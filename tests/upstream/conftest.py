@@ -32,3 +32,17 @@ def validator():
         pytest.fail(str(exc))
     with Validator(binary) as process:
         yield process
+
+
+@pytest.fixture(scope="session")
+def gate_oracle():
+    """kube-scheduler 1.37.2's feature-gate library (tests/kube/cmd/gates) in one batch process."""
+    from tests.upstream import kube_gates
+
+    try:
+        kube_gates.build()
+    except kube_gates.Unavailable as exc:
+        pytest.skip(str(exc))
+    process = kube_gates.GateOracle()
+    yield process
+    process.close()

@@ -23,10 +23,12 @@ QUANTITIES = ("1Gi", "2Gi", "4Gi", "8Gi", "10G", "16Gi")
 TAINT_KEYS = ("maintenance", "degraded")
 ADMIN_LABEL = "resource.kubernetes.io/admin-access"
 
-# Gates a scenario may flip (the rest keep the defaults of the emulated version). Only sets
+# Gates a scenario may flip (the rest keep the defaults of the emulated version). Mostly sets
 # kube-scheduler accepts are drawn: a gate locked (or not yet there) at the emulated version keeps
-# its default, and a gate whose dependency ends up off is turned off too. Whether refused sets are
-# refused as Kubernetes refuses them is tests/upstream/test_gates_upstream.py's question.
+# its default, and a gate whose dependency ends up off is turned off too. One scenario in
+# REFUSED_ONE_IN keeps a set kube-scheduler refuses to start with (a locked gate switched, a gate on
+# whose dependency is off, a minimum compatibility version above the emulated one): both sides
+# must refuse it (exit 2). Every message of a refusal is tests/upstream/test_gates_upstream.py's question.
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRAConsumableCapacity", "DRAFractionalCapacityRange", "DRADeviceBindingConditions",
          "DRAListTypeAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
@@ -34,6 +36,10 @@ GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitio
 # Emulated versions drawn ("" = a scheduler started without the flag), and min compatibility versions.
 EMULATED = ("", "", "1.36", "1.35")
 MIN_COMPAT = ("", "", "", "1.37")
+REFUSED_ONE_IN = 25
+# A gate 1.37 refuses on while the gate it depends on is off (kube_features.go's dependency table).
+DEPENDS_ON = {"DRADeviceTaintRules": "DRADeviceTaints", "DRAFractionalCapacityRange": "DRAConsumableCapacity",
+              "DRADeviceCompatibilityGroups": "DRAPartitionableDevices"}
 
 
 @dataclass
@@ -43,15 +49,45 @@ class Generated:
     gates: str
     emulated: str = ""
     min_compat: str = ""
+    refused: bool = False  # a set kube-scheduler refuses to start with
 
     def __repr__(self):
         return (f"Generated(node={self.node!r}, gates={self.gates!r}, emulated={self.emulated!r}, "
-                f"min_compat={self.min_compat!r})\n---\n{self.text}")
+                f"min_compat={self.min_compat!r}, refused={self.refused})\n---\n{self.text}")
+
+    def scheduler_flags(self) -> list[str]:
+        """The kube-scheduler flags this scenario's settings are."""
+        flags = [f"--feature-gates={self.gates}"] if self.gates else []
+        if self.emulated:
+            flags.append(f"--emulated-version={self.emulated}")
+        if self.min_compat:
+            flags.append(f"--min-compatibility-version={self.min_compat}")
+        return flags
 
 
 def rare(draw, n: int) -> bool:
     """True one time in n; shrinks towards False, so a shrunk example keeps only the features it needs."""
     return draw(st.integers(0, n - 1)) == n - 1
+
+
+@st.composite
+def refused_gates(draw) -> tuple[dict, str, str]:
+    """(gate values, emulated version, min compatibility version) that kube-scheduler refuses."""
+    chosen, emulated, min_compat = draw(gates())
+    base = FeatureGates(emulated=emulated, min_compat=min_compat)
+    locked = [name for name in GATES if base.spec(name).locked]
+    dependent = [name for name in DEPENDS_ON if not base.spec(name).locked and not base.spec(DEPENDS_ON[name]).locked
+                 and base.spec(name).stage != PREALPHA]
+    how = draw(st.sampled_from(["locked"] * bool(locked) + ["dependency"] * bool(dependent) + ["versions"]))
+    if how == "locked":
+        name = draw(st.sampled_from(locked))
+        chosen[name] = not base.spec(name).default
+    elif how == "dependency":
+        name = draw(st.sampled_from(dependent))
+        chosen[name], chosen[DEPENDS_ON[name]] = True, False
+    else:
+        emulated, min_compat = "1.36", "1.37"  # the minimum compatibility version above the emulated one
+    return chosen, emulated, min_compat
 
 
 @st.composite
@@ -131,7 +167,8 @@ def capacity(draw, multi: bool) -> dict:
 
 @st.composite
 def scenarios(draw) -> Generated:
-    g, emulated, min_compat = draw(gates())
+    refused = rare(draw, REFUSED_ONE_IN)
+    g, emulated, min_compat = draw(refused_gates() if refused else gates())
     objects: list[dict] = []
     node_names = list(NODES[: draw(st.integers(1, 3))])
     for name in node_names:
@@ -332,7 +369,7 @@ def scenarios(draw) -> Generated:
     node = draw(st.one_of(st.none(), st.sampled_from(node_names)))
     text = yaml.safe_dump_all(objects, sort_keys=False)
     gate_text = ",".join(f"{k}={str(v).lower()}" for k, v in g.items())
-    return Generated(text, node, gate_text, emulated, min_compat)
+    return Generated(text, node, gate_text, emulated, min_compat, refused)
 
 
 def request_body(draw, classes, *, sub: bool) -> dict:

@@ -9,17 +9,6 @@ from tests.upstream import kube_gates
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 
-@pytest.fixture(scope="module")
-def gate_oracle():
-    try:
-        kube_gates.build()
-    except kube_gates.Unavailable as exc:
-        pytest.skip(str(exc))
-    process = kube_gates.GateOracle()
-    yield process
-    process.close()
-
-
 def test_committed_gate_table_is_what_kubernetes_registers(gate_oracle):
     assert kube_gates.table() == DATA_FILE.read_text(encoding="utf-8"), (
         "allocator/engine/gates.json is stale: regenerate it with tests/kube/.build/gates > allocator/engine/gates.json")

@@ -274,7 +274,7 @@ class Checker:
         found, ref = self.resolve_ident(e.name)
         if found is None:
             self.set_type(e, t.ERROR_TYPE)
-            self.error(e.id, f"undeclared reference to '{e.name.lstrip('.')}' (in container '')")
+            self.error(e.id, f"undeclared reference to '{e.name}' (in container '')")
             return
         self.set_type(e, found)
         self.refs[e.id] = ref

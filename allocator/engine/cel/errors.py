@@ -47,11 +47,19 @@ class EvalError(CelRuntimeError):
 class Issue:
     """One compile problem at a 0-based offset into the source (None: no location)."""
 
-    __slots__ = ("message", "offset")
+    __slots__ = ("message", "offset", "exact")
 
-    def __init__(self, message: str, offset: int | None):
+    def __init__(self, message: str, offset: int | None, *, exact: bool = True):
         self.message = message
         self.offset = offset
+        self.exact = exact  # False: a syntax error cel-go's ANTLR parser may word differently
+
+
+# The last line of a message holding a syntax error the playground does not word as cel-go does
+# (ANTLR's wording depends on its prediction state and it goes on to report more errors; the
+# playground's parser finds the first one at the same place and stops).
+SYNTAX_WORDING_NOTE = ("(this syntax error is worded by the playground; cel-go words it its own way "
+                       "and may report more errors after it)")
 
 
 class Source:
@@ -110,6 +118,8 @@ def format_issues(source: Source, issues: list[Issue]) -> str:
         parts.append(text)
     if len(located) > 100:
         parts.append(f"{len(located) - 100} more errors were truncated")
+    if not all(issue.exact for issue in issues):
+        parts.append(SYNTAX_WORDING_NOTE)
     return "\n".join(parts)
 
 

@@ -6,6 +6,8 @@ become comprehensions while parsing.
 """
 from __future__ import annotations
 
+import re
+
 from . import ast
 from .errors import Issue
 from .values import Uint
@@ -38,13 +40,20 @@ _SIMPLE_ESCAPES = {
     "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?",
 }
 _HEX = "0123456789abcdefABCDEF"
+_RESERVED_NO_VIABLE = re.compile("no viable alternative at input '.(true|false|null)'")
 
 
 class _SyntaxError(Exception):
-    def __init__(self, message: str, offset: int | None):
+    """A syntax error at `offset`. `exact`: the playground words it as cel-go's ANTLR parser does
+    (only the forms checked against cel-go; the others keep their place but not the wording).
+    `resume`: for a lexer error, where ANTLR's lexer goes on after dropping the bad text."""
+
+    def __init__(self, message: str, offset: int | None, *, exact: bool = False, resume: int | None = None):
         super().__init__(message)
         self.message = message
         self.offset = offset
+        self.exact = exact
+        self.resume = resume
 
 
 class Token:
@@ -70,54 +79,80 @@ def _starts_expression(tok) -> bool:
     return tok.kind in ("ident", "int", "uint", "double", "string", "bytes")
 
 
-def tokenize(text: str) -> list[Token]:
+def tokenize(text: str, errors: list | None = None) -> list[Token]:
+    """The tokens of `text`. With `errors`, a lexer error ANTLR's lexer recovers from is appended
+    there and lexing goes on where that lexer would (cel-go reports each, then parses the rest)."""
     tokens = []
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
-        if c in " \t\r\n\f":
-            i += 1
+        if errors is None:
+            i = _lex_one(text, i, tokens)
             continue
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j + 1
-            continue
-        start = i
-        if c.isascii() and (c.isalpha() or c == "_"):
-            j = i + 1
-            while j < n and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            word = text[i:j]
-            quote = text[j] if j < n else ""
-            lowered = word.lower()
-            if quote in ("'", '"') and lowered in ("r", "b", "br"):
-                i = _lex_string(text, i, j, "r" in lowered, "b" in lowered, tokens)
-                continue
-            tokens.append(Token("keyword" if word in _KEYWORDS else "ident", word, start))
-            i = j
-            continue
-        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
-            i = _lex_number(text, i, tokens)
-            continue
-        if c in ("'", '"'):
-            i = _lex_string(text, i, i, False, False, tokens)
-            continue
-        if c == "`":
-            j = text.find("`", i + 1)
-            if j < 0 or "\n" in text[i:j]:
-                raise _SyntaxError(f"Syntax error: token recognition error at: '{text[i:]}'", i)
-            tokens.append(Token("escaped_ident", text[i:j + 1], start, text[i + 1:j]))
-            i = j + 1
-            continue
-        for punct in _PUNCTUATION:
-            if text.startswith(punct, i):
-                tokens.append(Token("punct", punct, start))
-                i += len(punct)
-                break
-        else:
-            raise _SyntaxError(f"Syntax error: token recognition error at: '{c}'", i)
+        try:
+            i = _lex_one(text, i, tokens)
+        except _SyntaxError as exc:
+            if exc.resume is None:
+                raise
+            errors.append(exc)
+            i = exc.resume
     tokens.append(Token("eof", "", n))
     return tokens
+
+
+def _lex_one(text: str, i: int, tokens: list) -> int:
+    """Lex the token (or skip the blank or comment) at `i`; the index after it."""
+    n = len(text)
+    c = text[i]
+    if c in " \t\r\n\f":
+        return i + 1
+    if text.startswith("//", i):
+        j = text.find("\n", i)
+        return n if j < 0 else j + 1
+    start = i
+    if c.isascii() and (c.isalpha() or c == "_"):
+        j = i + 1
+        while j < n and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
+            j += 1
+        word = text[i:j]
+        quote = text[j] if j < n else ""
+        lowered = word.lower()
+        if quote in ("'", '"') and lowered in ("r", "b", "br"):
+            try:
+                return _lex_string(text, i, j, "r" in lowered, "b" in lowered, tokens)
+            except _SyntaxError as exc:
+                if exc.resume is None:
+                    raise
+                # Unterminated: ANTLR's lexer falls back to the longest token it had matched, the word.
+        tokens.append(Token("keyword" if word in _KEYWORDS else "ident", word, start))
+        return j
+    if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+        return _lex_number(text, i, tokens)
+    if c in ("'", '"'):
+        return _lex_string(text, i, i, False, False, tokens)
+    if c == "`":
+        # ESC_IDENTIFIER: letters, digits and `_.-/ ` between backticks; the lexer fails at the first
+        # other character (or the end) and drops the text through it.
+        j = i + 1
+        while j < n and (text[j].isascii() and (text[j].isalnum() or text[j] in "_.-/ ")):
+            j += 1
+        if j < n and text[j] == "`" and j > i + 1:
+            tokens.append(Token("escaped_ident", text[i:j + 1], start, text[i + 1:j]))
+            return j + 1
+        end = min(j + 1, n)
+        raise _SyntaxError(f"Syntax error: token recognition error at: '{text[i:end]}'", i, exact=True, resume=end)
+    for punct in _PUNCTUATION:
+        if text.startswith(punct, i):
+            tokens.append(Token("punct", punct, start))
+            return i + len(punct)
+    if c in "=&|":
+        # `==`, `&&`, `||` begin with it: ANTLR's lexer reads the next character too, fails
+        # there, and drops both.
+        end = min(i + 2, n)
+        raise _SyntaxError(f"Syntax error: token recognition error at: '{text[i:end]}'", i, exact=True,
+                           resume=end)
+    raise _SyntaxError(f"Syntax error: token recognition error at: '{c}'", i, exact=True, resume=i + 1)
+
+
 
 
 def _lex_number(text: str, i: int, tokens: list) -> int:
@@ -168,8 +203,9 @@ def _lex_string(text: str, start: int, i: int, raw: bool, is_bytes: bool, tokens
     delim = quote * 3 if triple else quote
     j = i + len(delim)
     while True:
-        if j >= n:
-            raise _SyntaxError(f"Syntax error: token recognition error at: '{text[start:]}'", start)
+        if j >= n:  # unterminated: the lexer has read to the end
+            raise _SyntaxError(f"Syntax error: token recognition error at: '{text[start:]}'", start, exact=True,
+                               resume=n)
         if text.startswith(delim, j):
             break
         ch = text[j]
@@ -270,6 +306,7 @@ class Parser:
         self.offsets: dict[int, int] = {}
         self.depth = 0
         self.issues: list[Issue] = []
+        self.dropped: list[tuple[int, int]] = []  # source spans the lexer dropped after an error
 
     # -- helpers -------------------------------------------------------------
 
@@ -309,20 +346,27 @@ class Parser:
             message = f"expression code point size exceeds limit: size: {len(self.text)}, limit {MAX_CODE_POINTS}"
             self.issues.append(Issue(message, None))
             return ParseResult(None, self.offsets, self.issues)
+        lexer_errors: list[_SyntaxError] = []
         try:
-            self.tokens = tokenize(self.text)
+            self.tokens = tokenize(self.text, lexer_errors)
+            self.dropped = [(e.offset, e.resume) for e in lexer_errors]
             expr = self.parse_expr()
             tok = self.peek()
             if tok.kind != "eof":
                 # ANTLR drops a single stray token when the end follows it, and says so.
                 following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
                 word = "extraneous" if following is not None and following.kind == "eof" else "mismatched"
-                raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting <EOF>", tok.offset)
+                raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting <EOF>", tok.offset,
+                                   exact=True)
         except _SyntaxError as exc:
-            self.issues.append(Issue(exc.message, exc.offset))
-            return ParseResult(None, self.offsets, self.issues)
+            lexer_errors.append(exc)
         except _DepthError:
             self.issues.append(Issue(RECURSION_MESSAGE, None))
+            return ParseResult(None, self.offsets, self.issues)
+        if lexer_errors:
+            # cel-go reports every error its lexer recovers from and then its parser's on the rest;
+            # the playground's parser stops at its first.
+            self.issues.extend(Issue(e.message, e.offset, exact=e.exact) for e in lexer_errors)
             return ParseResult(None, self.offsets, self.issues)
         if not self.issues and _tree_depth(expr) > MAX_RECURSION_DEPTH:
             self.issues.append(Issue("max recursion depth exceeded", None))
@@ -423,11 +467,15 @@ class Parser:
                 elif tok.kind == "escaped_ident":
                     self.advance()
                     name = tok.value
-                else:
+                elif optional:
                     raise _SyntaxError(
                         f"Syntax error: mismatched input '{tok.display()}' expecting {{IDENTIFIER, ESC_IDENTIFIER}}",
                         tok.offset,
                     )
+                else:
+                    # Two of ANTLR's alternatives for a member begin with '.': its prediction
+                    # looks past the dot, finds neither, and names the input from the dot on.
+                    raise _SyntaxError(self._no_viable(dot, tok), tok.offset, exact=self._recovers_to_end(dot))
                 if not optional and tok.kind == "ident" and self.at("("):
                     open_tok = self.advance()
                     args = self.parse_args(")")
@@ -482,6 +530,9 @@ class Parser:
             self.advance()
             leading_dot = True
             tok = self.peek()
+        elif self.at("."):
+            following = self.tokens[self.pos + 1]
+            raise _SyntaxError(self._no_viable(tok, following), following.offset, exact=following.kind == "eof")
         if tok.kind == "ident":
             self.advance()
             name = ("." if leading_dot else "") + tok.text
@@ -513,7 +564,43 @@ class Parser:
         # ANTLR drops one stray token when an expression can start right after it, and says so.
         word = "extraneous" if _starts_expression(self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens)
                                                   else None) else "mismatched"
-        raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting {_EXPR_START}", tok.offset)
+        raise _SyntaxError(f"Syntax error: {word} input '{tok.display()}' expecting {_EXPR_START}", tok.offset,
+                           exact=tok.kind == "eof" and self._operand_expected())
+
+    def _operand_expected(self) -> bool:
+        """Whether the input so far ends where ANTLR expects exactly an expression's first token (its
+        start, or after a binary operator): there the end of the input is one error, worded as above.
+        After a unary operator, a bracket or a comma ANTLR's expected set and recovery differ."""
+        if self.pos == 0:
+            return True
+        prev = self.tokens[self.pos - 1]
+        if prev.kind not in ("punct", "keyword") or prev.text not in (*_BINARY, "&&", "||", "?", ":"):
+            return False
+        if prev.text != "-":
+            return True
+        before = self.tokens[self.pos - 2] if self.pos >= 2 else None
+        return before is not None and (before.kind not in ("punct", "keyword") or before.text in (
+            ")", "]", "}", "true", "false", "null"))
+
+    def _no_viable(self, first: Token, offending: Token) -> str:
+        """ANTLR's words when no alternative fits: the tokens' text (blanks included, what the lexer
+        dropped left out) from `first` through `offending`."""
+        end = offending.offset + len(offending.text)
+        text = "".join(ch for index, ch in enumerate(self.text[first.offset:end], first.offset)
+                       if not any(lo <= index < hi for lo, hi in self.dropped))
+        message = f"no viable alternative at input '{text}'"
+        # cel-go rewords it when the input is one character and a literal keyword (its regex's dot
+        # matches any character), as earlier versions of CEL said it.
+        message = _RESERVED_NO_VIABLE.sub(r"mismatched input '\1' expecting IDENTIFIER", message)
+        return "Syntax error: " + message
+
+    def _recovers_to_end(self, first: Token) -> bool:
+        """Whether ANTLR, recovering from an error at `first`, skips to the end of the input: no token
+        from there on is one it resynchronises at (an operator, a closing bracket, a separator) or
+        one that opens a nested rule. Only then is its one error the playground's one error."""
+        index = self.tokens.index(first)
+        return all(tok.kind not in ("punct", "keyword") or tok.text == "." or tok.text in ("true", "false", "null")
+                   for tok in self.tokens[index:])
 
     def _struct_ahead(self) -> bool:
         """`a.b.C{` names a message type; `a.b.c` without a brace is a selection."""
@@ -557,6 +644,10 @@ class Parser:
 
     def parse_list_items(self):
         elements, optional = [], []
+        if self.at(","):  # `[,]`: the grammar's optional trailing comma after no elements
+            self.advance()
+            self.expect("]")
+            return elements, optional
         while not self.at("]"):
             if self.at("?"):
                 self.advance()
@@ -571,6 +662,10 @@ class Parser:
 
     def parse_map_entries(self):
         entries = []
+        if self.at(","):  # `{,}`, as `[,]`
+            self.advance()
+            self.expect("}")
+            return entries
         while not self.at("}"):
             optional = False
             if self.at("?"):

@@ -37,6 +37,9 @@ type Result struct {
 // stableRuns is how often a stable allocation is repeated to see whether its answer depends on map order.
 const stableRuns = 6
 
+// maxStableRuns bounds the runs of one stable scenario.
+const maxStableRuns = 400
+
 type NodeVerdict struct {
 	Node    string `json:"node"`
 	Fits    bool   `json:"fits"`
@@ -89,17 +92,49 @@ func Allocate(data []byte, nodeName, gateText string, timeout time.Duration) *Re
 	own := *first // a copy: first.Answers must not hold first itself (encoding/json refuses cycles)
 	answers := []*Result{&own}
 	rng := rand.New(rand.NewPCG(uint64(len(data)), 19))
-	for i := 1; i < stableRuns; i++ {
+	// Go's map order is random in every run, so which answers a few runs meet is random too, and
+	// a comparison could miss the one the playground shows (a flaky disagreement). Run until no new
+	// answer has come for quietRuns(pools) runs in a row: each of the pools' orders then had its
+	// chance many times over.
+	quiet := quietRuns(poolCount(data))
+	for i, lastNew := 1, 0; i < maxStableRuns && (i < stableRuns || i-lastNew < quiet); i++ {
 		again := allocateOnce(data, nodeName, gateText, timeout, rng)
 		if key := answerKey(again); !seen[key] {
 			seen[key] = true
 			answers = append(answers, again)
+			lastNew = i
 		}
 	}
 	if len(answers) > 1 {
 		first.Answers = answers
 	}
 	return first
+}
+
+// quietRuns is how many runs in a row must bring no new answer before the stable allocator's
+// answers count as all met: twelve per order the pools can be gathered in.
+func quietRuns(pools int) int {
+	orders := 1
+	for n := 2; n <= pools; n++ {
+		orders *= n
+		if orders > maxStableRuns {
+			return maxStableRuns
+		}
+	}
+	return 12 * orders
+}
+
+// poolCount is the number of distinct pools (driver and pool name) among the scenario's slices.
+func poolCount(data []byte) int {
+	sc, err := decodeScenario(data)
+	if err != nil {
+		return 0
+	}
+	pools := map[[2]string]bool{}
+	for _, s := range sc.slices {
+		pools[[2]string{s.Spec.Driver, s.Spec.Pool.Name}] = true
+	}
+	return len(pools)
 }
 
 func answerKey(r *Result) string {
