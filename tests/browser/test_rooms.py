@@ -10,6 +10,7 @@ pytest.importorskip("playwright")
 
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
+from allocator.workshops.playground import run_inline  # noqa: E402
 from allocator.workshops.store import share_workshop  # noqa: E402
 
 from .helpers import outcome, replace_in_editor, screenshot  # noqa: E402
