@@ -2227,9 +2227,54 @@ def _pod(c: _Checker, obj: dict) -> None:
     if node_name:
         c.dns_subdomain(node_name, path + ("nodeName",))
     c.labels(spec, path, key="nodeSelector")
+    _pod_affinity_types(c, spec, path)
     tolerations = c.array(spec, "tolerations", path)
     for _, item_path, toleration in c.object_items(tolerations or [], path + ("tolerations",)):
         _pod_toleration(c, toleration, item_path)
+
+
+_REQUIRED, _PREFERRED = "requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _pod_affinity_types(c: _Checker, spec: dict, path: tuple) -> None:
+    """The shape of `spec.affinity` as the apiserver decodes it (objects, lists and strings where its Go
+    types have them): a value of another type is refused there, before any scheduling reads it."""
+    affinity = c.obj(spec, "affinity", path)
+    if not affinity:
+        return
+    path = path + ("affinity",)
+    node = c.obj(affinity, "nodeAffinity", path)
+    if node:
+        node_path = path + ("nodeAffinity",)
+        required = c.obj(node, _REQUIRED, node_path)
+        if required:
+            terms = c.array(required, "nodeSelectorTerms", node_path + (_REQUIRED,))
+            for _, term_path, term in c.object_items(terms or [], node_path + (_REQUIRED, "nodeSelectorTerms")):
+                _node_term_types(c, term, term_path)
+        preferred = c.array(node, _PREFERRED, node_path)
+        for _, item_path, item in c.object_items(preferred or [], node_path + (_PREFERRED,)):
+            term = c.obj(item, "preference", item_path)
+            if term:
+                _node_term_types(c, term, item_path + ("preference",))
+    for key in ("podAffinity", "podAntiAffinity"):
+        pods = c.obj(affinity, key, path)
+        if pods:
+            for when in (_REQUIRED, _PREFERRED):
+                items = c.array(pods, when, path + (key,))
+                for _ in c.object_items(items or [], path + (key, when)):
+                    pass  # each term an object; the scheduler's pod affinity is not modelled
+
+
+def _node_term_types(c: _Checker, term: dict, path: tuple) -> None:
+    for key in ("matchExpressions", "matchFields"):
+        requirements = c.array(term, key, path)
+        for _, item_path, requirement in c.object_items(requirements or [], path + (key,)):
+            c.string(requirement, "key", item_path)
+            c.string(requirement, "operator", item_path)
+            values = c.array(requirement, "values", item_path)
+            for index, value in enumerate(values or []):
+                if not isinstance(value, str):
+                    c.invalid(item_path + ("values", index), value, "expected string")
 
 
 def _pod_toleration(c: _Checker, toleration: dict, path: tuple) -> None:
