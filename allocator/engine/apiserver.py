@@ -28,8 +28,15 @@ class _Dropper:
         if value is None:
             return
         del holder[key]
-        if value != [] and value != {}:  # an empty list or map is not stored either way: nothing lost
+        # An empty list or map is not stored either way: nothing lost. An empty object where the
+        # Go type is a pointer to a struct (a request's capacity, a requestPolicy, a nodeSelector)
+        # decodes to a value that the drop then clears: lost, as the apiserver sees it.
+        if value != [] and (value != {} or key in _STRUCT_FIELDS):
             self.dropped.append((path + (key,), gate))
+
+
+# The gated fields whose Go type is a pointer to a struct (every other dropped object is a map).
+_STRUCT_FIELDS = frozenset({"capacity", "requestPolicy", "nodeSelector"})
 
 
 def _dicts(items):

@@ -31,6 +31,9 @@ from .problems import ERROR, WARNING, field_path
 from .quantity import Quantity, QuantityError
 from .semver import is_semver
 
+# A time as Go's time.Parse(time.RFC3339, ...) takes it (metav1.Time's decoding): fractions allowed.
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})")
+
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 CORE_API_VERSION = "v1"
 
@@ -774,6 +777,27 @@ class _Checker:
         self.labels(meta, path)
         self.annotations(meta, path)
         self.owner_references(meta, path)
+        self.meta_types(meta, path)
+
+    def meta_types(self, meta: dict, path) -> None:
+        """The rest of ObjectMeta as the apiserver decodes it: a value of another type (or a time
+        that is not RFC 3339) is refused before any check runs."""
+        for key in ("uid", "resourceVersion", "selfLink"):
+            self.string(meta, key, path)
+        for key in ("generation", "deletionGracePeriodSeconds"):
+            self.integer(meta, key, path)
+        for key in ("creationTimestamp", "deletionTimestamp"):
+            value = meta.get(key)
+            if value is None or isinstance(value, (datetime.date, datetime.datetime)):
+                continue  # null is the zero time; a YAML timestamp is sent as RFC 3339 text
+            if not isinstance(value, str):
+                self.invalid(path + (key,), value, "expected string")
+            elif not _RFC3339.fullmatch(value):
+                self.invalid(path + (key,), value, "not an RFC 3339 time")
+        finalizers = self.array(meta, "finalizers", path)
+        for _ in self.string_items(finalizers or [], path + ("finalizers",)):
+            pass
+        self.array(meta, "managedFields", path)
 
     def owner_references(self, meta: dict, path) -> None:
         """Each owner reference names its owner fully; at most one is the controller."""
@@ -870,6 +894,8 @@ class _Checker:
         self.fields(requirement, _REQUIREMENT_FIELDS, path)
         key = self.string(requirement, "key", path)
         operator = self.string(requirement, "operator", path)
+        if requirement.get("operator") is None:
+            operator = ""  # missing or null decodes to the empty operator, which no selector knows
         raw_values = requirement.get("values")
         values = self.array(requirement, "values", path)
         values_ok = raw_values is None or values is not None
@@ -1993,8 +2019,9 @@ def _request_body(c: _Checker, body: dict, path: tuple, reference: str, constrai
         c.fields(capacity, _CAPACITY_REQUIREMENTS_FIELDS, capacity_path)
         amounts = c.obj(capacity, "requests", capacity_path)
         requests_path = capacity_path + ("requests",)
-        for key, amount_path, amount in c.map_items(amounts or {}, requests_path):
-            c.qualified_name(key, requests_path)
+        # 1.37.2 validates neither the names of a request's capacity nor their number (only the
+        # amounts decode as quantities); a name no device has simply matches no device.
+        for _, amount_path, amount in c.map_items(amounts or {}, requests_path):
             c.as_quantity(amount, amount_path)
 
 
