@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
+from functools import lru_cache
 
 from django.shortcuts import render
 
 from allocator import gallery
 from allocator.engine.run import ALLOCATED
+from allocator.engine.scenario import read_scenario
 from allocator.panels import page_context
 from allocator.fairness import Throttled
 from allocator.run_settings import MAX_SCENARIO_BYTES, RunSettings
@@ -50,18 +53,24 @@ def render_run(request, run: RunSettings, *, template="index.html", status=200, 
             scenario, outcome = run_bounded(run)
         except Throttled as exc:  # this client has too many runs going, or too many slow ones
             refused, status, retry_after = exc.message, 429, exc.retry_after
+    dropped = getattr(outcome, "node_dropped", None)
+    if dropped:  # run_settings' node rule: the run took any node, and so does the page's Node menu
+        run = replace(run, node="")
     if refused:
         context = page_context(run, None, None, refused=refused)
         status = status if status != 200 else 413
     else:
         context = page_context(run, scenario, outcome)  # each panel cuts big lists to its bound
         context["empty"] = not run.scenario.strip()
+    context["node_dropped"] = dropped
     outcome = context.get("outcome")
     if outcome is not None:
         context["node_unknown"] = outcome.unknown_node is not None
         # "Allocated" for no claim at all reads as success; a typo'd kind leaves nothing to allocate.
         context["nothing_pending"] = outcome.outcome == ALLOCATED and not outcome.claims and not outcome.pods
     example = gallery.with_scenario(run.scenario)
+    if origin is not None and example is None and not refused and not edited_from(origin, scenario):
+        origin = None  # a whole file pasted over the example: nothing of it is left
     context.update({
         "example": example,
         "origin": example or origin,
@@ -78,6 +87,19 @@ def render_run(request, run: RunSettings, *, template="index.html", status=200, 
     if retry_after:
         response["Retry-After"] = str(retry_after)
     return response
+
+
+@lru_cache(maxsize=64)
+def _example_objects(text: str) -> frozenset:
+    return frozenset(read_scenario(text).refs)
+
+
+def edited_from(example, scenario) -> bool:
+    """Whether a text is still "edited from" a gallery example: it keeps at least one of the
+    example's objects (the same kind and name). A file pasted over the whole example keeps none."""
+    if scenario is None:  # a run stopped by a bound reads nothing: keep what the page said
+        return True
+    return not _example_objects(example.scenario).isdisjoint(scenario.refs)
 
 
 KIND_LINE = re.compile(r"^kind:\s*([A-Za-z]+)\s*$", re.MULTILINE)

@@ -32,7 +32,7 @@ from allocator.engine.gates import (
     GateError,
     parse_version_flag,
 )
-from allocator.engine.run import Outcome, allocate_text
+from allocator.engine.run import ANY_NODE, BARE_NODE, Outcome, allocate_text
 from allocator.engine.scenario import Scenario
 
 MAX_SCENARIO_BYTES = 32 * 1024 * 1024  # the page and the API; a 1,000-node GPU cluster dump is about 30 MB
@@ -132,6 +132,18 @@ class RunSettings:
     # Not part of what the run is: two settings that differ only here are equal.
     client: str | None = field(default=None, compare=False)
     what_if: WhatIf | None = None  # the API's status what-if (the page asks its panel separately)
+    # A node the scenario names nowhere (no Node object, no slice's nodeName, nothing else): see
+    # `node_rule`. Only the API keeps it, as the CLI's --node does.
+    keep_unnamed_node: bool = False
+
+    @property
+    def node_rule(self) -> str:
+        """The one rule for a node the scenario does not name. The page, share links, lessons and
+        the gallery never use it silently: the run takes any node and the results say which node
+        was dropped (a node chosen before an edit, or named by a link, is otherwise a wrong answer
+        for every pasted file). The API answers as `manage.py allocate --node` does: a node of that
+        name without labels, with a warning."""
+        return BARE_NODE if self.keep_unnamed_node else ANY_NODE
 
     def admitted(self, client: str) -> "RunSettings":
         return replace(self, client=client)
@@ -383,7 +395,8 @@ def from_request(scenario, *, node=None, gates=None, versions=None, what_if=None
     refuses setting a pre-alpha gate at all), versions and the what-if per component."""
     versions = check_versions(versions, problem)
     return RunSettings(scenario=scenario, node=check_node(node, problem), gates=check_gates(gates, problem),
-                       versions=versions, what_if=check_what_if(what_if, problem), client=client)
+                       versions=versions, what_if=check_what_if(what_if, problem), client=client,
+                       keep_unnamed_node=True)
 
 
 def from_link(scenario, *, node=None, gates=None, versions=None, problem: Problem = raise_problem) -> RunSettings:
@@ -458,6 +471,7 @@ def run_in_process(run: RunSettings) -> tuple[Scenario, Outcome]:
     scenario, outcome = allocate_text(
         run.scenario,
         node_name=run.node or None,
+        unnamed_node=run.node_rule,
         gates=gates,
         max_steps=WEB_MAX_STEPS,
         time_limit=WEB_TIME_LIMIT,

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 # start-up pays only for what its input asks for).
 
 EXIT_CODES = {kind: kind.exit_code for kind in OutcomeKind}
+# What a node the scenario names nowhere means (allocate's `unnamed_node`).
+BARE_NODE = "bare"  # a node of that name without labels: the CLI's --node
+ANY_NODE = "any"  # dropped: the run tries every node the scenario names
 
 
 def _invalid(problems: list, warnings: list, pending: list, *, message: str | None = None,
@@ -58,18 +61,27 @@ def allocate(
     *,
     node_name: str | None = None,
     gates: ComponentGates | None = None,
+    unnamed_node: str = BARE_NODE,
     **options,
 ) -> Outcome:
     """Allocate the scenario's pending claims (or schedule its pods), and add what the page, the API
     and the CLI all show besides: the nodes the scenario names, the node asked for when it names it
-    nowhere, and the kubelet's refusal of skipped node operations."""
+    nowhere, and the kubelet's refusal of skipped node operations.
+
+    `unnamed_node` says what a node the scenario names nowhere means: BARE_NODE (the CLI's contract)
+    tries a node of that name without labels, with a warning; ANY_NODE runs on any node instead and
+    records the node it dropped in `Outcome.node_dropped`."""
     gates = gates or ComponentGates()
+    named = None if scenario.errors else candidate_nodes(scenario, SliceIndex(scenario.slices))
+    dropped = None
+    if unnamed_node == ANY_NODE and node_name and named is not None and node_name not in named:
+        dropped, node_name = node_name, None
     outcome = _allocate(scenario, node_name=node_name, gates=gates, **options)
-    if not scenario.errors:
-        index = SliceIndex(scenario.slices)
-        outcome.candidate_nodes = candidate_nodes(scenario, index)
-        if node_name and node_name not in outcome.candidate_nodes:
+    if named is not None:
+        outcome.candidate_nodes = named
+        if node_name and node_name not in named:
             outcome.unknown_node = node_name
+    outcome.node_dropped = dropped
     outcome.explanation, refusals = with_kubelet_answer(outcome.explanation, gates.kubelet)
     for pod in outcome.pods or ():
         pod.explanation, pod_refusals = with_kubelet_answer(pod.explanation, gates.kubelet)

@@ -100,22 +100,20 @@ def test_the_node_dropdown_reruns_after_every_change(page: Page):
 
 # ---- 2. a pasted scenario ------------------------------------------------------------------
 
-def test_a_pasted_scenario_drops_the_examples_notes_and_names_the_unknown_node(page: Page):
+def test_a_pasted_scenario_drops_the_examples_notes_and_the_node_it_does_not_name(page: Page):
     open_example(page, "partitionable-devices")
     expect(page.locator(".example-info")).to_contain_text("Look at")
 
     set_editor_text(page, PASTED)
 
     expect(page.locator(".example-info")).to_have_count(0)
-    expect(page.locator(".example-edited")).to_contain_text("Partitionable devices")
-    expect(page.locator("#node option:checked")).to_have_text("worker-1 (not in the scenario)")
-    warning = page.locator('#results .warnings li[data-code="unknown-node"]')
-    expect(warning).to_contain_text("node worker-1 is not in the scenario")
-    expect(warning).to_contain_text("gpu-node")
-
-    page.locator("#node").select_option("")
+    expect(page.locator(".example-edited")).to_contain_text("Partitionable devices")  # its DeviceClass is kept
+    expect(page.locator("#results .node-dropped")).to_have_text(
+        "Node worker-1 is not in the scenario any more; ran on any node.")
     expect(outcome(page)).to_contain_text("Allocated on node gpu-node")
+    expect(page.locator("#node option:checked")).to_have_text("any node (first that fits)")
     expect(page.locator("#node option")).to_have_text(["any node (first that fits)", "gpu-node"])
+    expect(page.locator('#results .warnings li[data-code="unknown-node"]')).to_have_count(0)
 
 
 def test_a_link_that_carries_a_scenario_shows_no_examples_notes(page: Page):

@@ -102,15 +102,18 @@ def test_a_call_one_device_of_the_driver_still_needs_is_no_reason_for_the_kubele
 
 
 @pytest.mark.django_db
-def test_the_unknown_node_is_said_by_the_api_the_page_and_the_cli(client):
+def test_the_unknown_node_is_said_by_the_api_and_the_cli_and_dropped_by_the_page(client):
     example = gallery.get("simple-gpu")
     data = api(client, example.scenario, "ghost")
     (warning,) = [w for w in data["warnings"] if w.get("code") == "unknown-node"]
     assert warning["message"].startswith("node ghost is not in the scenario (the nodes it names are worker-1)")
 
+    # The page never uses a node the scenario does not name: it runs on any node and says so.
     body = page(client, example.scenario, "ghost")
-    assert '<option value="ghost" selected>ghost (not in the scenario)</option>' in body
-    assert warning["message"] in body
+    assert "Node ghost is not in the scenario any more; ran on any node." in body
+    assert "Allocated on node worker-1" in body
+    assert '<option value="" selected>' in body and 'value="ghost"' not in body
+    assert warning["message"] not in body
 
     code, out = cli(str(ROOT / "allocator" / "examples" / "simple-gpu.yaml"), "--node", "ghost", "-o", "json")
     assert json.loads(out)["warnings"] == data["warnings"]
