@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from django.shortcuts import render
+from django.utils.translation import get_language
 
 from allocator import gallery
 from allocator.engine.run import ALLOCATED
@@ -17,6 +18,17 @@ from allocator.fairness import Throttled
 from allocator.run_settings import MAX_SCENARIO_BYTES, RunSettings
 from allocator.sharing import client_address
 from allocator.worker import run_bounded
+
+
+# The Kubernetes documentation of DRA, by page language (English for any other).
+DRA_DOCS = {
+    "en": "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/",
+    "ko": "https://kubernetes.io/ko/docs/concepts/scheduling-eviction/dynamic-resource-allocation/",
+}
+
+
+def dra_docs(language: str | None) -> str:
+    return DRA_DOCS.get((language or "en").split("-")[0], DRA_DOCS["en"])
 
 
 def too_large(size: int | str) -> str:
@@ -77,6 +89,7 @@ def render_run(request, run: RunSettings, *, template="index.html", status=200, 
         "all_examples": gallery.all_examples(),
         "default_example": gallery.DEFAULT,
         "presenting": presenting(request),
+        "dra_docs": dra_docs(get_language()),
     })
     context.update(extra or {})
     if request.htmx:

@@ -533,6 +533,30 @@ def _listed(items: list, what: str, notes: list) -> list:
     return items[:MAX_ITEMS]
 
 
+@dataclass(frozen=True)
+class ListedProblem:
+    """A problem as the page lists it: its words, and the source snippet with its caret (a CEL
+    compile error's ` | expression` and ` | ....^` lines) apart, to be set in monospace."""
+
+    problem: object
+    message: str
+    snippet: str
+
+    def __getattr__(self, name):  # line, kind, name, field, code: the problem's own
+        return getattr(self.problem, name)
+
+
+SNIPPET_MARK = "\n | "
+
+
+def listed_problem(problem) -> ListedProblem:
+    text, mark, rest = problem.message.partition(SNIPPET_MARK)
+    if not mark:
+        return ListedProblem(problem, problem.message, "")
+    lines = (mark + rest).split("\n")[1:]
+    return ListedProblem(problem, text, "\n".join(line[3:] if line.startswith(" | ") else line for line in lines))
+
+
 def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
     context = {
         "run_settings": run,
@@ -557,8 +581,10 @@ def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused
         context["verdicts"] = outcome.verdicts
     warnings = [w for w in outcome.warnings if w.code != DROPPED_ON_CREATE]
     context.update({
-        "problems": _listed(outcome.problems, "errors", notes),
-        "warnings": _listed(warnings, "warnings", notes),
+        "problems": [listed_problem(p) for p in _listed(outcome.problems, "errors", notes)],
+        "warnings": [listed_problem(w) for w in _listed(warnings, "warnings", notes)],
+        # An invalid outcome's message is its first problem: the list says it once, with its line.
+        "message_listed": any(p.render() == outcome.message for p in outcome.problems),
         # Errors and warnings with a line become marks in the editor.
         "error_lines_json": json.dumps([
             {"line": p.line, "message": p.render(), "severity": p.severity}

@@ -656,8 +656,25 @@ def _node_paths(root, wanted: set) -> dict:
     return found
 
 
+# Contexts whose mark is where the mistake is. The problem mark is where the reader noticed it,
+# which is the next token: for a key without its ':' (`metadata` alone on a line), a quote or a
+# flow collection never closed, that is the following line (or the end of the text), one line
+# late. A block collection's context is only where that collection began: its problem mark stays.
+_MISTAKE_AT_CONTEXT = ("while scanning", "while parsing a flow")
+
+
+def _mistake_mark(exc: yaml.MarkedYAMLError):
+    """The mark to report: the context's when the reader names the token it was reading and that
+    token starts on an earlier line than where the problem was noticed; else the problem's."""
+    problem, context = exc.problem_mark, exc.context_mark
+    if (context is not None and problem is not None and context.line < problem.line
+            and (exc.context or "").startswith(_MISTAKE_AT_CONTEXT)):
+        return context
+    return problem or context
+
+
 def _yaml_error(exc: yaml.MarkedYAMLError, doc_index: int, root, failed_node) -> Problem:
-    mark = exc.problem_mark or exc.context_mark
+    mark = _mistake_mark(exc)
     line = mark.line + 1 if mark is not None else None
     column = mark.column + 1 if mark is not None else None
     where = f" (line {line}, column {column})" if mark is not None else ""
@@ -667,6 +684,9 @@ def _yaml_error(exc: yaml.MarkedYAMLError, doc_index: int, root, failed_node) ->
             path = _node_paths(root, {id(failed_node)}).get(id(failed_node), ())
         message = exc.problem if failed_node is not None else f"YAML error: {exc.problem}"
         return Problem(f"{message}{where}", path=path, line=line, column=column, ref=(doc_index,))
+    if mark is not exc.problem_mark and exc.problem_mark is not None:
+        where = (f" {exc.context} (line {line}, column {column}; noticed at line "
+                 f"{exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1})")
     return Problem(f"YAML syntax error: {exc.problem}{where}", line=line, column=column)
 
 

@@ -267,19 +267,34 @@ def test_line_of_finds_a_key_brought_in_by_a_merge():
 # -- hostile input ---------------------------------------------------------------
 
 
-def test_yaml_syntax_error_has_line_and_column():
+def test_yaml_syntax_error_names_the_line_of_the_key_without_its_colon():
+    # libyaml notices the missing ':' at the next line; the mistake is the key `c` on line 7.
     text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels:\n    a: b\n  c\nspec: {}\n"
     problem = only_error(load_quickly(text))
 
-    assert problem.message == "YAML syntax error: could not find expected ':' (line 8, column 1)"
-    assert (problem.line, problem.column) == (8, 1)
+    assert problem.message == ("YAML syntax error: could not find expected ':' while scanning a simple key "
+                               "(line 7, column 3; noticed at line 8, column 1)")
+    assert (problem.line, problem.column) == (7, 3)
+
+
+def test_a_quote_never_closed_is_located_where_it_opens_not_at_the_end_of_the_text():
+    problem = only_error(load_quickly('apiVersion: v1\nkind: Node\nmetadata:\n  name: "a\n'))
+
+    assert (problem.line, problem.column) == (4, 9)
+
+
+def test_a_block_collections_error_keeps_the_token_that_broke_it():
+    problem = only_error(load_quickly("- a\n- b\nc: 1\n"))
+
+    assert problem.message == "YAML syntax error: did not find expected '-' indicator (line 3, column 1)"
 
 
 def test_documents_before_a_syntax_error_are_kept():
     loaded = load_quickly(NODE + "---\na: [1, 2\n")
 
     assert [o.data["kind"] for o in loaded.objects] == ["Node"]
-    assert only_error(loaded).message == "YAML syntax error: did not find expected ',' or ']' (line 7, column 1)"
+    assert only_error(loaded).message == ("YAML syntax error: did not find expected ',' or ']' while parsing a flow "
+                                          "sequence (line 6, column 4; noticed at line 7, column 1)")
 
 
 BILLION_LAUGHS = "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(

@@ -1,5 +1,7 @@
 """Issue 24 item 1 on the server: a node the scenario does not name, "edited from", the closest
 node, claims judged alone."""
+import re
+
 import pytest
 
 from allocator import gallery
@@ -72,3 +74,41 @@ def test_edited_from_stays_while_an_object_of_the_example_is_kept_and_goes_after
     edited = example.scenario.replace("# ", "# edited: ", 1) + "\n"
     assert "Edited from the example" in post(client, edited, example="simple-gpu", htmx=True)
     assert "Edited from the example" not in post(client, PASTED, example="simple-gpu", htmx=True)
+
+
+# ---- the smaller defects ---------------------------------------------------------------------
+
+BAD_CEL = PASTED.replace('device.driver == "nic.example.com"', 'device.driver == "nic.example.com" &&')
+
+
+@pytest.mark.django_db
+def test_a_cel_compile_error_is_said_once_with_its_caret_in_a_preformatted_block(client):
+    body = post(client, BAD_CEL, htmx=True)
+    listed = body.split('data-error-lines="', 1)[1].split('">', 1)[1]  # past the editor's marks
+    assert listed.count("compilation failed") == 1
+    assert 'class="message"' not in body
+    snippet = re.search(r'<pre class="problem-snippet" lang="en">(.*?)</pre>', body, re.S).group(1)
+    source, caret = snippet.split("\n")
+    assert source == "device.driver == &quot;nic.example.com&quot; &amp;&amp;"
+    assert caret.endswith("^") and len(caret) == len('device.driver == "nic.example.com" &&') + 1
+
+
+@pytest.mark.django_db
+def test_a_key_without_its_colon_is_reported_on_its_own_line(client):
+    text = "apiVersion: v1\nkind: Node\nmetadata\n  name: a\n"
+    body = post(client, text, htmx=True)
+    assert 'data-line="3"' in body and 'data-line="4"' not in body
+    assert "(line 3, column 1; noticed at line 4, column 7)" in body
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language, docs", [
+    ("en", "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"),
+    ("ko", "https://kubernetes.io/ko/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"),
+])
+def test_a_cold_start_explains_dra_in_two_lines_and_links_the_kubernetes_docs_in_the_pages_language(
+        client, language, docs):
+    body = client.post("/", {"scenario": ""}, HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    primer = re.search(r'<p class="primer">(.*?)</p>', body, re.S).group(1)
+    assert f'href="{docs}"' in primer
+    assert ("ResourceClaim" in primer) and (("DRA" in primer))
