@@ -386,20 +386,27 @@ NODE_ROWS_SHOWN = 12  # past this many nodes, rejected nodes fold by reason and 
 BEST_SHOWN = 5
 
 
-def _node_rows(pod) -> tuple[list, list]:
+def _node_rows(pod, closest: list | None = None) -> tuple[list, list]:
     """The node table of one pod: every node when there are few; on a big cluster the chosen
-    node and the best-scored feasible ones, with the rest folded by reason."""
+    node and the best-scored feasible ones, with the rest folded by reason. A pending pod's
+    table leads with the node closest to fitting (engine/closest.py), and on a big cluster
+    lists the closest few."""
     def row(verdict):
         parts = [{"plugin": name, "label": SCORE_LABELS.get(name, name), **values}
                  for name, values in ((verdict.score or {}).get("plugins") or {}).items()]
         return {"verdict": verdict, "score_parts": parts}
 
-    if len(pod.nodes) <= NODE_ROWS_SHOWN:
-        return [row(v) for v in pod.nodes], []
-    feasible = [v for v in pod.nodes if v.fits]
+    nodes = pod.nodes
+    if closest:
+        rank = {c.node: i for i, c in enumerate(closest)}
+        nodes = sorted(nodes, key=lambda v: rank.get(v.node, -1))
+    if len(nodes) <= NODE_ROWS_SHOWN:
+        return [row(v) for v in nodes], []
+    feasible = [v for v in nodes if v.fits]
     best = sorted(feasible, key=lambda v: -((v.score or {}).get("total") or 0))[:BEST_SHOWN]
     shown = {v.node for v in best} | ({pod.node} if pod.node else set())
-    rows = [row(v) for v in pod.nodes if v.node in shown]
+    shown |= {c.node for c in (closest or ())[:BEST_SHOWN]}
+    rows = [row(v) for v in nodes if v.node in shown]
     folded: dict = {}
     for verdict in pod.nodes:
         if verdict.node in shown:
@@ -410,16 +417,19 @@ def _node_rows(pod) -> tuple[list, list]:
     return rows, [{"reason": reason, "nodes": nodes} for reason, nodes in folded.items()]
 
 
-def pod_views(pods: list, notes: list) -> list:
+def pod_views(pods: list, notes: list, closest: dict | None = None) -> list:
     """Per pod: its result, the scores of its feasible nodes, and its own why (the chosen node's
-    search, or for a pending pod the node DRA rejected that explains it)."""
+    search, or for a pending pod the node DRA rejected that explains it), led for a pending pod
+    by the node closest to fitting."""
     views = []
     for pod in pods:
         ranking = pod.ranking
         explanation = pod.explanation
-        rows, folded = _node_rows(pod)
+        order = (closest or {}).get(pod.key) or []
+        rows, folded = _node_rows(pod, order)
         views.append({
             "pod": pod,
+            "closest": order[0] if order else None,
             "rows": rows,
             "folded": folded,
             "scored": bool(ranking and any(s.plugins for s in ranking.scores)),
@@ -441,7 +451,7 @@ def _pods_panel(given: PanelInput) -> PanelView | None:
         notes.append(_("%(count)s pods; %(hidden)s not listed") % {
             "count": f"{len(pods):,}", "hidden": _counted(hidden, lambda p: p.outcome)})
         pods = shown
-    return PanelView({"pod_views": pod_views(pods, notes)}, notes)
+    return PanelView({"pod_views": pod_views(pods, notes, getattr(given.outcome, "closest", None))}, notes)
 
 
 # --- the rest ---------------------------------------------------------------------------------------------------

@@ -82,6 +82,10 @@ def allocate(
         if node_name and node_name not in named:
             outcome.unknown_node = node_name
     outcome.node_dropped = dropped
+    if outcome.pods:
+        from allocator.engine.closest import closest_nodes
+
+        outcome.closest = closest_nodes(scenario, outcome.pods)
     outcome.explanation, refusals = with_kubelet_answer(outcome.explanation, gates.kubelet)
     for pod in outcome.pods or ():
         pod.explanation, pod_refusals = with_kubelet_answer(pod.explanation, gates.kubelet)

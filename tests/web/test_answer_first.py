@@ -112,3 +112,17 @@ def test_a_cold_start_explains_dra_in_two_lines_and_links_the_kubernetes_docs_in
     primer = re.search(r'<p class="primer">(.*?)</p>', body, re.S).group(1)
     assert f'href="{docs}"' in primer
     assert ("ResourceClaim" in primer) and (("DRA" in primer))
+
+
+# ---- the closest node ------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_a_pending_pods_node_table_leads_with_the_closest_node_and_says_why(client):
+    from tests.engine.test_closest import closest_node_dump
+
+    body = post(client, closest_node_dump(), htmx=True)
+    pod = body.split('data-pod="default/waiting"', 1)[1]
+    assert re.findall(r'<tr class="verdict-rejected" data-node="([^"]+)"', pod) == ["node-c", "node-d", "node-a", "node-b"]
+    closest = re.search(r'<p class="closest-node"[^>]*>(.*?)</p>', pod, re.S).group(1)
+    assert "Closest to fitting: node node-c" in closest and "4 free devices" in closest
+    assert "Shown first because it fails the fewest filter checks" in closest

@@ -1,0 +1,63 @@
+"""The node closest to fitting a pending pod (engine/closest.py), on a dump where the first nodes by
+name have all their GPUs taken, one node has 4 free GPUs behind a taint and one has 8 free GPUs but
+is 5 CPUs short."""
+from allocator.engine.closest import Closeness, closest_first
+from allocator.engine.run import allocate_text
+from tests.engine import cluster as c
+
+TAINT = [{"key": "dedicated", "value": "training", "effect": "NoSchedule"}]
+
+
+def gpus(node: str) -> list:
+    return [c.gpu(f"gpu-{i}", i) for i in range(8)]
+
+
+def closest_node_dump() -> str:
+    items = [c.device_class()]
+    for name, extra in (("node-a", {}), ("node-b", {}), ("node-c", {"taints": TAINT}),
+                        ("node-d", {"allocatable": {"cpu": "3", "memory": "65843128Ki", "pods": "110"}})):
+        items += [c.node(name, **extra), c.resource_slice(name, gpus(name))]
+    taken = {"node-a": 8, "node-b": 8, "node-c": 4}
+    for name, count in taken.items():
+        owner = f"trainer-{name}"
+        items.append(c.claim(f"{owner}-gpus", c.claim_spec(c.request(count=count)), owner_pod=owner,
+                             allocation=c.allocation_on(name, *[("gpu", f"gpu-{i}") for i in range(count)]),
+                             reserved_for=[owner]))
+        items.append(c.pod(owner, node_name=name, claims=[("gpu", f"{owner}-gpus")],
+                           claim_statuses=[("gpu", f"{owner}-gpus")]))
+    items.append(c.template("four-gpus", c.claim_spec(c.request(count=4))))
+    items.append(c.pod("waiting", templates=[("gpu", "four-gpus")], requests={"cpu": "8"}))
+    return c.dump(*items)
+
+
+def test_the_node_behind_a_taint_with_free_gpus_comes_first_then_the_one_short_of_cpu():
+    _, outcome = allocate_text(closest_node_dump())
+    (pending,) = [p for p in outcome.pods if p.outcome == "pending"]
+    order = outcome.closest[pending.key]
+
+    assert [n.node for n in order] == ["node-c", "node-d", "node-a", "node-b"]
+    tainted, short, full = order[0], order[1], order[2]
+    assert (tainted.failing, tainted.devices_short, tainted.resources_short, tainted.free_devices) == (1, 0, 0, 4)
+    assert (short.failing, short.devices_short, short.resources_short, short.free_devices) == (1, 0, 1, 8)
+    assert (full.devices_short, full.free_devices) == (4, 0)
+
+
+def test_a_pod_that_schedules_has_no_closest_nodes():
+    _, outcome = allocate_text(closest_node_dump().replace("cpu: '8'", "cpu: '1'"))
+    (waiting,) = [p for p in outcome.pods if p.name == "waiting"]
+    assert waiting.outcome == "scheduled" and waiting.node == "node-d"
+    assert outcome.closest == {}
+
+
+class _Verdict:
+    def __init__(self, node, reasons, fits=False):
+        self.node, self.reasons, self.fits = node, reasons, fits
+        self.reason = ", ".join(reasons)
+
+
+def test_fewer_failing_checks_beat_fewer_devices_short():
+    nodes = [_Verdict("a", ["Insufficient cpu", "Insufficient memory"]), _Verdict("b", ["cannot allocate"]),
+             _Verdict("c", [], fits=True)]
+    order = closest_first(nodes, asked=2, free={"a": 2, "b": 0})
+    assert [n.node for n in order] == ["b", "a"]
+    assert order[0] == Closeness("b", 1, 2, 0, 0, ("cannot allocate",))
