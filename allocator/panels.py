@@ -33,6 +33,9 @@ MAX_PER_POOL = 64  # why rows, tiles and chips per pool (8 GPUs with 7 partition
 MAX_SETS = 64  # counter sets drawn
 MAX_ITEMS = 100  # claims, pods, problems, warnings
 MAX_VERDICTS = 1000  # one line per node tried
+FOLD_ROWS = 10  # a longer table or list folds to its count (with a filter box, static/playground/results.js)
+# A pod's outcome, as engine/pods.py names them.
+PENDING_POD, INVALID_POD, BOUND_POD = "pending", "invalid", "bound"
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,10 @@ def _claims_panel(given: PanelInput) -> PanelView | None:
         notes.append(_("%(count)s more claims already allocated, not listed (by pool: %(pools)s)")
                      % {"count": f"{len(hidden):,}", "pools": _counted(hidden, _first_pool, noun="")})
     claims_yaml = yaml.dump_all(outcome.claims, Dumper=YamlDumper, sort_keys=False) if outcome.claims else ""
-    return PanelView({"claims": claims, "claims_yaml": claims_yaml}, notes)
+    # Claims allocated before the run (a dump's running workloads) fold to their count.
+    before = [c for c in claims if c["state"] == "already allocated"]
+    return PanelView({"claims": [c for c in claims if c["state"] != "already allocated"], "claims_before": before,
+                      "claims_yaml": claims_yaml}, notes)
 
 
 # --- the why table ----------------------------------------------------------------------------------------
@@ -451,7 +457,14 @@ def _pods_panel(given: PanelInput) -> PanelView | None:
         notes.append(_("%(count)s pods; %(hidden)s not listed") % {
             "count": f"{len(pods):,}", "hidden": _counted(hidden, lambda p: p.outcome)})
         pods = shown
-    return PanelView({"pod_views": pod_views(pods, notes, getattr(given.outcome, "closest", None))}, notes)
+    views = pod_views(pods, notes, getattr(given.outcome, "closest", None))
+    # The answer first: pods the scheduler could not place (or refused), then the ones it placed;
+    # pods bound before the run (a dump's running pods) fold to their count.
+    first = [v for v in views if v["pod"].outcome in (PENDING_POD, INVALID_POD)]
+    bound = [v for v in views if v["pod"].outcome == BOUND_POD]
+    rest = [v for v in views if v not in first and v not in bound]
+    return PanelView({"pod_views": first + rest, "bound_pod_views": bound, "fold_rows": FOLD_ROWS,
+                      "pending_pods": [v["pod"] for v in first]}, notes)
 
 
 # --- the rest ---------------------------------------------------------------------------------------------------

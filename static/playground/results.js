@@ -1,0 +1,52 @@
+// Long parts of a result fold to their count: every <details data-fold> is sent open (so a page
+// without JavaScript shows everything) and closed here, with a filter box over its rows
+// ([data-filter-row] whose nearest fold it is). A fold the reader opened stays open across
+// re-runs (its data-keep state, see playground.js).
+(function () {
+  "use strict";
+  var KEPT = "dra-open-sections";
+  function t(text) { return window.gettext ? window.gettext(text) : text; }
+  function keptOpen(details) {
+    var key = details.getAttribute("data-keep");
+    try { return key && (JSON.parse(sessionStorage.getItem(KEPT)) || {})[key] === true; } catch (e) { return false; }
+  }
+  function rowsOf(details) {
+    return Array.prototype.filter.call(details.querySelectorAll("[data-filter-row]"), function (row) {
+      return row.parentElement.closest("details[data-fold]") === details;
+    });
+  }
+  function filter(details, text) {
+    var needle = text.trim().toLowerCase();
+    var shown = 0;
+    rowsOf(details).forEach(function (row) {
+      var hide = needle && row.textContent.toLowerCase().indexOf(needle) < 0;
+      row.hidden = !!hide;
+      if (!hide) shown += 1;
+    });
+    var count = details.querySelector(".fold-count");
+    if (count) count.textContent = needle ? interpolate(t("%s shown"), [shown]) : "";
+  }
+  function interpolate(format, values) {
+    return window.interpolate ? window.interpolate(format, values) : format.replace("%s", values[0]);
+  }
+  function fold(root) {
+    root.querySelectorAll("details[data-fold]:not([data-folded])").forEach(function (details) {
+      details.setAttribute("data-folded", "");
+      if (!keptOpen(details)) details.open = false;
+      var label = document.createElement("label");
+      label.className = "fold-filter";
+      var box = document.createElement("input");
+      box.type = "search";
+      box.setAttribute("aria-label", t("Filter these rows"));
+      box.placeholder = t("Filter");
+      box.addEventListener("input", function () { filter(details, box.value); });
+      var count = document.createElement("span");
+      count.className = "fold-count muted";
+      label.appendChild(box);
+      label.appendChild(count);
+      details.querySelector("summary").insertAdjacentElement("afterend", label);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { fold(document); });
+  document.addEventListener("htmx:afterSwap", function () { fold(document); });
+})();
