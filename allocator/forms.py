@@ -39,6 +39,7 @@ class PlaygroundForm(forms.Form):
     node = forms.CharField(required=False, max_length=MAX_NODE_CHARS)
     example = forms.SlugField(required=False)  # the gallery example the text came from, if any
     reset_gates = forms.BooleanField(required=False)  # the gates table's "reset to defaults" without JavaScript
+    each_claim_alone = forms.BooleanField(required=False)  # "judge each claim alone" (the results' button)
 
     def __init__(self, data=None, files=None, **kwargs):
         super().__init__(data, files, **kwargs)
@@ -88,7 +89,8 @@ class PlaygroundForm(forms.Form):
             scenario = scenario_text(upload.read(MAX_SCENARIO_BYTES + 1))
         versions = self.versions()
         return RunSettings(scenario=scenario, node=data.get("node") or "",
-                           gates=run_settings.changed_gates(self.gate_values(versions), versions), versions=versions)
+                           gates=run_settings.changed_gates(self.gate_values(versions), versions), versions=versions,
+                           each_claim_alone=bool(data.get("each_claim_alone")))
 
 
 def _locked(at, name: str) -> bool:

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.utils.translation import get_language
 
 from allocator import gallery
-from allocator.engine.run import ALLOCATED
+from allocator.engine.run import ALLOCATED, together_failure
 from allocator.engine.scenario import read_scenario
 from allocator.panels import page_context
 from allocator.fairness import Throttled
@@ -75,6 +75,12 @@ def render_run(request, run: RunSettings, *, template="index.html", status=200, 
         context = page_context(run, scenario, outcome)  # each panel cuts big lists to its bound
         context["empty"] = not run.scenario.strip()
     context["node_dropped"] = dropped
+    # Several pending claims failed together: offer to judge each alone (engine/run.py).
+    if outcome is not None:
+        context["alone_allocated"] = sum(1 for a in outcome.alone or () if a.outcome == ALLOCATED)
+        context["pending_claim_count"] = sum(1 for c in (scenario.claims if scenario else ()) if c.allocation is None)
+    context["claims_together"] = (scenario is not None and outcome is not None and not refused
+                                  and together_failure(scenario, outcome))
     outcome = context.get("outcome")
     if outcome is not None:
         context["node_unknown"] = outcome.unknown_node is not None

@@ -135,6 +135,9 @@ class RunSettings:
     # A node the scenario names nowhere (no Node object, no slice's nodeName, nothing else): see
     # `node_rule`. Only the API keeps it, as the CLI's --node does.
     keep_unnamed_node: bool = False
+    # Each pending claim allocated alone against the same slices, instead of together as one pod's
+    # claims (the scheduler's rule): the page's "judge each claim alone".
+    each_claim_alone: bool = False
 
     @property
     def node_rule(self) -> str:
@@ -472,6 +475,7 @@ def run_in_process(run: RunSettings) -> tuple[Scenario, Outcome]:
         run.scenario,
         node_name=run.node or None,
         unnamed_node=run.node_rule,
+        each_claim_alone=run.each_claim_alone,
         gates=gates,
         max_steps=WEB_MAX_STEPS,
         time_limit=WEB_TIME_LIMIT,

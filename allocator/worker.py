@@ -275,6 +275,8 @@ def result_key(run: RunSettings) -> str:
         head["whatIf"] = run.what_if.as_key()
     if run.keep_unnamed_node:  # the API's rule for a node the scenario does not name
         head["keepUnnamedNode"] = True
+    if run.each_claim_alone:
+        head["eachClaimAlone"] = True
     head = json.dumps(head, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(head.encode("utf-8") + b"\0" + raw).hexdigest()
     return f"run:{VERSION}:{digest}"

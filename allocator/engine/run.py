@@ -6,7 +6,7 @@ is scheduled pod by pod instead (see pods.py).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from allocator.engine import cel
 from allocator.engine.allocate import DEFAULT_MAX_STEPS, Allocator, Fatal, NodeFailure, SearchLimit
@@ -62,6 +62,7 @@ def allocate(
     node_name: str | None = None,
     gates: ComponentGates | None = None,
     unnamed_node: str = BARE_NODE,
+    each_claim_alone: bool = False,
     **options,
 ) -> Outcome:
     """Allocate the scenario's pending claims (or schedule its pods), and add what the page, the API
@@ -70,13 +71,22 @@ def allocate(
 
     `unnamed_node` says what a node the scenario names nowhere means: BARE_NODE (the CLI's contract)
     tries a node of that name without labels, with a warning; ANY_NODE runs on any node instead and
-    records the node it dropped in `Outcome.node_dropped`."""
+    records the node it dropped in `Outcome.node_dropped`.
+
+    `each_claim_alone` (a scenario of claims, without Pods): the scheduler allocates the pending
+    claims together, as one pod's claims, so one that cannot be allocated (or whose selector fails)
+    fails them all. With it, each pending claim is allocated alone against the same slices (the
+    claims allocated in the input still hold their devices), and `Outcome.alone` lists each
+    claim's own answer."""
     gates = gates or ComponentGates()
     named = None if scenario.errors else candidate_nodes(scenario, SliceIndex(scenario.slices))
     dropped = None
     if unnamed_node == ANY_NODE and node_name and named is not None and node_name not in named:
         dropped, node_name = node_name, None
-    outcome = _allocate(scenario, node_name=node_name, gates=gates, **options)
+    if each_claim_alone and not scenario.pods and not scenario.errors:
+        outcome = _each_claim_alone(scenario, node_name=node_name, gates=gates, **options)
+    else:
+        outcome = _allocate(scenario, node_name=node_name, gates=gates, **options)
     if named is not None:
         outcome.candidate_nodes = named
         if node_name and node_name not in named:
@@ -183,6 +193,51 @@ def _allocate(
         explanation=(_with_variant(explain_attempt(explained), features)
                      if explain_result and explained is not None else None),
     )
+
+
+def _each_claim_alone(scenario: Scenario, **options) -> Outcome:
+    """Every pending claim allocated on its own (see allocate's `each_claim_alone`): the outcome is
+    allocated when each claim is, invalid when one is, else unsatisfiable; its claims are each
+    claim's own result; `alone` lists (claim key, that claim's outcome)."""
+    pending = [c for c in scenario.claims if c.allocation is None]
+    allocated = [c for c in scenario.claims if c.allocation is not None]
+    alone, claims, warnings, problems = [], [], list(scenario.warnings), []
+    for claim in pending:
+        one = _allocate(replace(scenario, claims=allocated + [claim]), **options)
+        alone.append(ClaimAlone(claim.key, one.outcome, one.node, one.message, one.explanation))
+        claims.extend(one.claims)
+        problems += one.problems
+        warnings += [w for w in one.warnings if w not in warnings]
+    kinds = {a.outcome for a in alone}
+    kind = INVALID if INVALID in kinds else UNSATISFIABLE if UNSATISFIABLE in kinds else ALLOCATED
+    failed = next((a for a in alone if a.outcome != ALLOCATED), None)
+    done = sum(1 for a in alone if a.outcome == ALLOCATED)
+    message = None if failed is None else f"each claim alone: {done} of {len(alone)} can be allocated"
+    return Outcome(kind, node=None, message=message, claims=claims, warnings=warnings, problems=problems,
+                   explanation=failed.explanation if failed is not None else alone[0].explanation if alone else None,
+                   alone=alone)
+
+
+@dataclass(frozen=True)
+class ClaimAlone:
+    """One pending claim's answer when it is allocated alone."""
+
+    claim: str
+    outcome: OutcomeKind
+    node: str | None
+    message: str | None
+    explanation: object = None
+
+    def as_dict(self) -> dict:
+        return {"claim": self.claim, "outcome": str(self.outcome), "node": self.node, "message": self.message}
+
+
+def together_failure(scenario: Scenario, outcome: Outcome) -> bool:
+    """Whether several pending claims failed together (the scheduler allocates a scenario's claims
+    as one pod's): the case where judging each claim alone says something new."""
+    if scenario.pods or outcome.outcome == ALLOCATED or getattr(outcome, "alone", None):
+        return False
+    return sum(1 for c in scenario.claims if c.allocation is None) > 1
 
 
 def _pool_order_warning(node, pending, scenario, index, features, state, options, claims) -> list[Problem]:

@@ -126,3 +126,28 @@ def test_a_pending_pods_node_table_leads_with_the_closest_node_and_says_why(clie
     closest = re.search(r'<p class="closest-node"[^>]*>(.*?)</p>', pod, re.S).group(1)
     assert "Closest to fitting: node node-c" in closest and "4 free devices" in closest
     assert "Shown first because it fails the fewest filter checks" in closest
+
+
+# ---- claims allocated together, or each alone -------------------------------------------------
+
+@pytest.mark.django_db
+def test_claims_failing_together_are_said_to_be_one_pods_and_can_be_judged_each_alone(client):
+    from tests.engine.test_each_claim_alone import TEXT
+
+    together = client.post("/", {"scenario": TEXT}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Invalid input" in together
+    assert "The 3 pending claims are allocated together, as one pod’s claims" in together
+    assert 'name="each-claim-alone" value="1"' in together
+
+    alone = client.post("/", {"scenario": TEXT, "each-claim-alone": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Each claim judged alone: 2 of 3 can be allocated" in alone
+    answers = {claim: kind for kind, claim in re.findall(r'<li class="alone-(\w+)" data-claim="([^"]+)"', alone)}
+    assert answers == {"default/numa0": "allocated", "default/performance": "invalid",
+                                                   "default/numa1": "allocated"}
+    assert "allocated together, as one pod’s claims" not in alone
+
+
+@pytest.mark.django_db
+def test_one_pending_claim_is_not_offered_to_be_judged_alone(client):
+    body = client.post("/", {"scenario": BAD_CEL}, HTTP_HX_REQUEST="true").content.decode()
+    assert "each-claim-alone" not in body
