@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   var KEPT = "dra-open-sections";
-  function t(text) { return window.gettext ? window.gettext(text) : text; }
+  var gettext = window.gettext || function (text) { return text; };
   function keptOpen(details) {
     var key = details.getAttribute("data-keep");
     try { return key && (JSON.parse(sessionStorage.getItem(KEPT)) || {})[key] === true; } catch (e) { return false; }
@@ -24,10 +24,7 @@
       if (!hide) shown += 1;
     });
     var count = details.querySelector(".fold-count");
-    if (count) count.textContent = needle ? interpolate(t("%s shown"), [shown]) : "";
-  }
-  function interpolate(format, values) {
-    return window.interpolate ? window.interpolate(format, values) : format.replace("%s", values[0]);
+    if (count) count.textContent = needle ? gettext("%s shown").replace("%s", shown) : "";
   }
   function fold(root) {
     root.querySelectorAll("details[data-fold]:not([data-folded])").forEach(function (details) {
@@ -37,8 +34,8 @@
       label.className = "fold-filter";
       var box = document.createElement("input");
       box.type = "search";
-      box.setAttribute("aria-label", t("Filter these rows"));
-      box.placeholder = t("Filter");
+      box.setAttribute("aria-label", gettext("Filter these rows"));
+      box.placeholder = gettext("Filter");
       box.addEventListener("input", function () { filter(details, box.value); });
       var count = document.createElement("span");
       count.className = "fold-count muted";
