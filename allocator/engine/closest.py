@@ -50,18 +50,18 @@ def _is_resource_reason(reason: str) -> bool:
     return reason.startswith("Insufficient ") or reason == TOO_MANY_PODS
 
 
-def devices_asked(pod, scenario: Scenario) -> int:
+def devices_asked(pod, scenario: Scenario, claims: dict | None = None, templates: dict | None = None) -> int:
     """How many devices the pod's claims that are not allocated ask for (a request for all devices
     of a class counts one; a request with alternatives counts its first)."""
-    claims = {c.key: c for c in scenario.claims}
-    templates = {t.key: t for t in scenario.templates}
+    claims = claims if claims is not None else {c.key: c for c in scenario.claims}
+    templates = templates if templates is not None else {t.key: t for t in scenario.templates}
     total = 0
     for pod_claim in pod.claims:
         if pod_claim.allocation is not None:
             continue
         claim = claims.get(f"{pod_claim.namespace}/{pod_claim.name}") if pod_claim.name else None
         if claim is not None and not pod_claim.generated:
-            total += sum(max(1, r.count or 0) for r in claim.requests)
+            total += _spec_count(claim.raw.get("spec") or {})
             continue
         template = templates.get(f"{pod_claim.namespace}/{pod_claim.template}") if pod_claim.template else None
         if template is not None:
@@ -129,4 +129,7 @@ def closest_nodes(scenario: Scenario, pods: list) -> dict:
     if not pending:
         return {}
     free = free_devices(scenario, pods)
-    return {p.key: closest_first(p.nodes, asked=devices_asked(p, scenario), free=free) for p in pending}
+    claims = {c.key: c for c in scenario.claims}
+    templates = {t.key: t for t in scenario.templates}
+    return {p.key: closest_first(p.nodes, asked=devices_asked(p, scenario, claims, templates), free=free)
+            for p in pending}

@@ -12,7 +12,7 @@ def gpus(node: str) -> list:
     return [c.gpu(f"gpu-{i}", i) for i in range(8)]
 
 
-def closest_node_dump() -> str:
+def closest_node_dump(named_claim: bool = False) -> str:
     items = [c.device_class()]
     for name, extra in (("node-a", {}), ("node-b", {}), ("node-c", {"taints": TAINT}),
                         ("node-d", {"allocatable": {"cpu": "3", "memory": "65843128Ki", "pods": "110"}})):
@@ -25,8 +25,12 @@ def closest_node_dump() -> str:
                              reserved_for=[owner]))
         items.append(c.pod(owner, node_name=name, claims=[("gpu", f"{owner}-gpus")],
                            claim_statuses=[("gpu", f"{owner}-gpus")]))
-    items.append(c.template("four-gpus", c.claim_spec(c.request(count=4))))
-    items.append(c.pod("waiting", templates=[("gpu", "four-gpus")], requests={"cpu": "8"}))
+    if named_claim:
+        items.append(c.claim("four-gpus", c.claim_spec(c.request(count=4))))
+        items.append(c.pod("waiting", claims=[("gpu", "four-gpus")], requests={"cpu": "8"}))
+    else:
+        items.append(c.template("four-gpus", c.claim_spec(c.request(count=4))))
+        items.append(c.pod("waiting", templates=[("gpu", "four-gpus")], requests={"cpu": "8"}))
     return c.dump(*items)
 
 
@@ -40,6 +44,12 @@ def test_the_node_behind_a_taint_with_free_gpus_comes_first_then_the_one_short_o
     assert (tainted.failing, tainted.devices_short, tainted.resources_short, tainted.free_devices) == (1, 0, 0, 4)
     assert (short.failing, short.devices_short, short.resources_short, short.free_devices) == (1, 0, 1, 8)
     assert (full.devices_short, full.free_devices) == (4, 0)
+
+
+def test_a_claim_the_pod_names_counts_its_devices_as_a_template_does():
+    _, outcome = allocate_text(closest_node_dump(named_claim=True))
+    (order,) = outcome.closest.values()
+    assert [(n.node, n.devices_short) for n in order] == [("node-c", 0), ("node-d", 0), ("node-a", 4), ("node-b", 4)]
 
 
 def test_a_pod_that_schedules_has_no_closest_nodes():
