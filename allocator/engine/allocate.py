@@ -147,6 +147,7 @@ class Allocator:
         self.pools = pools
         self.node = node
         self.features = features
+        self.stable = features.variant == STABLE
         self.allocated = allocated
         self.max_steps = max_steps
         self.deadline = deadline
@@ -341,15 +342,18 @@ class Allocator:
             # Bounded: each edit of a selector is a new program, and a device of a cached document
             # lives as long as the document does.
             results = device.selector_results = {}
-        result = results.get(program)
+        # The stable allocator shows CEL a shareable device as not shareable: its own result.
+        hidden = device.allow_multiple and self.stable
+        key = (program, STABLE) if hidden else program
+        result = results.get(key)
         if result is None:
             try:
-                result = program.evaluate(device_input(device), deadline=self.deadline)
+                result = program.evaluate(device_input(device, stable=hidden), deadline=self.deadline)
             except cel.CelInterruptedError:  # depends on the clock: never kept
                 raise self._out_of_time() from None
             except (DeviceInputError, cel.CelRuntimeError) as exc:
                 result = exc
-            results[program] = result
+            results[key] = result
         if result is True or result is False:
             return result
         claim = self.claims[rd.claim_index]

@@ -2,9 +2,10 @@
 
 In the default profile the Filter plugins run in this order, and a node's
 verdict is the first one that rejects it: NodeUnschedulable, NodeName,
-TaintToleration, NodeAffinity (node selector and required node affinity), ...,
-DynamicResources. Resource requests, ports, volumes, pod (anti-)affinity and
-topology spread are not modelled.
+TaintToleration, NodeAffinity (node selector and required node affinity),
+NodePorts, NodeResourcesFit (see noderesources), the volume plugins,
+PodTopologySpread (see topologyspread), InterPodAffinity (see interpod),
+DynamicResources. Ports and volumes are not modelled.
 
 Messages are the plugins' own reasons, so the `0/N nodes are available: ...`
 line reads as in a real cluster.
@@ -70,7 +71,7 @@ def untolerated_taint(placement: Placement, node: Node) -> Taint | None:
 
 def unmodelled_features(pod: dict) -> list[str]:
     """What the pod asks that the playground's scheduling does not check: the plugins that would
-    judge it (NodePorts, the volume plugins, InterPodAffinity, PodTopologySpread)."""
+    judge it (NodePorts, the volume plugins)."""
     spec = pod.get("spec") or {}
     containers = [c for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]
     found = []
@@ -78,11 +79,6 @@ def unmodelled_features(pod: dict) -> list[str]:
         found.append("host ports (NodePorts)")
     if any(isinstance(v, dict) and ({"persistentVolumeClaim", "ephemeral"} & set(v)) for v in spec.get("volumes") or ()):
         found.append("persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)")
-    affinity = spec.get("affinity") or {}
-    if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
-        found.append("pod (anti-)affinity (InterPodAffinity)")
-    if spec.get("topologySpreadConstraints"):
-        found.append("topology spread constraints (PodTopologySpread)")
     return found
 
 

@@ -82,13 +82,16 @@ def pod_requests(pod: Pod, *, non_zero: bool = False, use_status: bool = False,
     """The pod's effective requests as integers: CPU in millicores, the rest in units.
 
     `non_zero` gives every container that names no CPU or memory the scheduler's defaults (for
-    scoring); `use_status` takes what the kubelet reports for resized containers (bound pods)."""
+    scoring); `use_status` takes what the kubelet reports for resized containers (bound pods).
+    With pod-level requests, a default is given only where neither the pod level nor any
+    container (nor the overhead) names the resource at all (1.37's getNonMissingContainerRequests)."""
     level = pod.pod_requests if pod_level else None
     defaults = None
     if non_zero:
         defaults = {CPU: Decimal(DEFAULT_MILLI_CPU) / 1000, MEMORY: Decimal(DEFAULT_MEMORY)}
-        if level is not None:  # only what the pod level leaves unset gets a default
-            defaults = {k: v for k, v in defaults.items() if k not in level}
+        if level:  # IsPodLevelRequestsSet
+            named = pod_requests(pod, use_status=use_status)
+            defaults = {k: v for k, v in defaults.items() if k not in named}
     total: dict = {}
     for container in pod.containers:
         _add(total, _container(container, use_status=use_status, defaults=defaults))

@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from allocator.engine import backtrack, cel, podgroups, workloads
+from allocator.engine import backtrack, cel, interpod, podgroups, topologyspread, workloads
 from allocator.engine import noderesources as fit
 from allocator.engine.allocate import Allocator
 from allocator.engine.attempt import allocated_state
@@ -76,9 +76,10 @@ NOT_AVAILABLE = "resourceclaim not available on the node"
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 NOT_MODELLED = (
-    "Pods: host ports, volumes, pod (anti-)affinity, topology spread and priority are not checked; nodes "
-    "are filtered by spec.nodeName, unschedulable, taints, nodeSelector and required node affinity, "
-    "resource requests (NodeResourcesFit) and DRA, and scored without PodTopologySpread and InterPodAffinity. "
+    "Pods: host ports, volumes and priority are not checked, nor the default topology spread a Service or "
+    "ReplicaSet would give a pod without constraints; nodes are filtered by spec.nodeName, unschedulable, "
+    "taints, nodeSelector and required node affinity, resource requests (NodeResourcesFit), topology spread "
+    "constraints (PodTopologySpread), pod (anti-)affinity (InterPodAffinity) and DRA. "
     "A Pending pod's message leaves out the preemption part the scheduler appends"
 )
 # The apiserver's generateName suffix: five characters from this alphabet (no vowels, no 0/1/3).
@@ -450,15 +451,23 @@ class _Capacity:
         self.classes = fit.ExtendedResourceClasses(scenario.classes, enabled=extended_resources)
         self.usage: dict = {}
         self.images = ImageSpread.of(list(scenario.nodes.values()))
+        self.placed: dict = {}  # node name -> the PodViews of the pods there (InterPodAffinity, PodTopologySpread)
         for pod in scenario.pods:
             if pod.node_name and not pod.terminal:
                 self.on(pod.node_name).add(_pod(pod), use_status=True)
+                self.place(pod, pod.node_name)
 
     def on(self, node_name: str) -> fit.NodeUsage:
         usage = self.usage.get(node_name)
         if usage is None:
             usage = self.usage[node_name] = fit.NodeUsage(node_name)
         return usage
+
+    def place(self, pod: Pod, node_name: str) -> None:
+        self.placed.setdefault(node_name, []).append(interpod.PodView.of(pod.raw, pod.namespace))
+
+    def pods_on(self, node_name: str) -> list:
+        return self.placed.get(node_name, [])
 
 
 def _devices(allocator: Allocator) -> list:
@@ -530,6 +539,13 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
     pending = [c for c in pod_claims if c.allocation is None]
     requests = fit.pod_requests(pod)
     candidates, feasible = [], {}
+    spreading = placing = None
+    if resources:  # a pod bound already never meets these filters
+        cluster_nodes = [node_for(scenario, n) for n in names]
+        spreading = topologyspread.Filter(pod.raw, pod.namespace, placement, cluster_nodes, capacity.pods_on)
+        view = interpod.PodView.of(pod.raw, pod.namespace)
+        placed = [(node, other) for node in cluster_nodes for other in capacity.pods_on(node.name)]
+        placing = interpod.Filter(view, placed, scenario.namespaces)
     for name in names:
         if allowed is not None and name not in allowed:
             cycle.nodes.append(PodNode(name, False, NOT_IN_PREFILTER_RESULT))
@@ -548,6 +564,10 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 cycle.nodes.append(PodNode(name, False, reasons=[s.reason for s in shortfalls],
                                            details=[s.detail() for s in shortfalls]))
                 continue
+        reason = (spreading.check(node) or placing.check(node)) if spreading is not None else None
+        if reason:
+            cycle.nodes.append(PodNode(name, False, reason))
+            continue
         claims_here, extended = pending, None
         wanted = fit.dra_extended(requests, allocatable, capacity.classes)
         if wanted:
@@ -585,7 +605,17 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         feasible[name] = (verdict, allocator, attempt, extended)
     if not candidates:
         return cycle
-    cycle.ranking = rank(pod, candidates, capacity.images, total_nodes=len(names))
+    extra = {}
+    if spreading is not None and len(candidates) > 1:
+        feasible_nodes = [c.node for c in candidates]
+        spread = topologyspread.scores(pod.raw, pod.namespace, placement, cluster_nodes, capacity.pods_on,
+                                       feasible_nodes)
+        if spread is not None:
+            extra[topologyspread.NAME] = spread
+        affinity = interpod.scores(view, placed, scenario.namespaces, feasible_nodes)
+        if affinity is not None:
+            extra[interpod.NAME] = affinity
+    cycle.ranking = rank(pod, candidates, capacity.images, total_nodes=len(names), extra=extra)
     for score in cycle.ranking.scores:
         if score.plugins:
             feasible[score.node][0].score = {"total": score.total, "plugins": score.plugins}
@@ -799,6 +829,7 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
         special = [cycle.extended[0]] if cycle.extended is not None else []
         _commit(pod, claims + special, cycle.allocator, cluster, resolved.consumers)
         capacity.on(cycle.chosen).add(pod, use_status=False)
+        capacity.place(pod, cycle.chosen)
         if explain_result and cycle.chosen_attempt is not None:
             result.explanation = explain_attempt(cycle.chosen_attempt)
         return cycle.extended

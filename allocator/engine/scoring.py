@@ -8,10 +8,9 @@ nothing is scored.
 Modelled: NodeResourcesFit (LeastAllocated over CPU and memory, weight 1),
 NodeResourcesBalancedAllocation (CPU and memory, weight 1), TaintToleration (PreferNoSchedule
 taints, weight 3), NodeAffinity (preferred terms, weight 2), ImageLocality (the containers'
-images in the node's status.images, weight 1) and DynamicResources (the position of the chosen
-firstAvailable subrequests, weight 2). Not modelled: PodTopologySpread and InterPodAffinity
-(they would need Services, ReplicaSets and other pods' affinity terms); they add the same to
-every node here.
+images in the node's status.images, weight 1), DynamicResources (the position of the chosen
+firstAvailable subrequests, weight 2), and, computed from the other pods by topologyspread and
+interpod and handed in, PodTopologySpread and InterPodAffinity (weight 2 each).
 """
 from __future__ import annotations
 
@@ -32,8 +31,9 @@ TAINTS = "TaintToleration"
 AFFINITY = "NodeAffinity"
 DRA = "DynamicResources"
 IMAGES = "ImageLocality"
-WEIGHTS = {TAINTS: 3, AFFINITY: 2, LEAST_ALLOCATED: 1, BALANCED: 1, IMAGES: 1, DRA: 2}
-NOT_SCORED = ("PodTopologySpread", "InterPodAffinity")
+SPREAD = "PodTopologySpread"
+POD_AFFINITY = "InterPodAffinity"
+WEIGHTS = {TAINTS: 3, AFFINITY: 2, LEAST_ALLOCATED: 1, BALANCED: 1, IMAGES: 1, DRA: 2, SPREAD: 2, POD_AFFINITY: 2}
 
 # ImageLocality counts image sizes between these bounds (per container for the upper one).
 MIB = 1024 * 1024
@@ -205,8 +205,10 @@ def feasible_nodes_to_find(total: int) -> int:
     return max(total * percentage // 100, MIN_FEASIBLE_TO_FIND)
 
 
-def rank(pod: Pod, candidates: list, images: ImageSpread | None = None, *, total_nodes: int = 0) -> Ranking:
-    """Score the feasible nodes (in name order) and choose among them."""
+def rank(pod: Pod, candidates: list, images: ImageSpread | None = None, *, total_nodes: int = 0,
+         extra: dict | None = None) -> Ranking:
+    """Score the feasible nodes (in name order) and choose among them. `extra` holds the (raw,
+    normalized) scores of the plugins that need the other pods (topologyspread, interpod)."""
     if not candidates:
         return Ranking([], None, [])
     if len(candidates) == 1:
@@ -238,6 +240,8 @@ def rank(pod: Pod, candidates: list, images: ImageSpread | None = None, *, total
     }
     if BALANCED in raw:
         normalized[BALANCED] = raw[BALANCED]
+    for name, (plugin_raw, plugin_normalized) in (extra or {}).items():
+        raw[name], normalized[name] = plugin_raw, plugin_normalized
     scores = []
     for i, candidate in enumerate(candidates):
         plugins = {name: {"raw": raw[name][i], "score": normalized[name][i], "weight": WEIGHTS[name]}

@@ -1,6 +1,8 @@
 """Evaluating class and request CEL selectors on devices."""
 from __future__ import annotations
 
+import dataclasses
+
 from allocator.engine import cel
 from allocator.engine.objects import Device
 
@@ -21,8 +23,11 @@ def _split(name: str, driver: str) -> tuple[str, str]:
     return driver, name
 
 
-def device_input(device: Device) -> cel.DeviceInput:
-    """The CEL view of a device; raises DeviceInputError like upstream's conversion does."""
+def device_input(device: Device, *, stable: bool = False) -> cel.DeviceInput:
+    """The CEL view of a device; raises DeviceInputError like upstream's conversion does.
+
+    The stable allocator does not hand allowMultipleAllocations to CEL (1.37.2 passes only the
+    driver, attributes and capacity), so there a selector sees it false whatever the slice says."""
     result = device.cel_input
     if result is None:
         try:
@@ -32,6 +37,8 @@ def device_input(device: Device) -> cel.DeviceInput:
         device.cel_input = result
     if isinstance(result, DeviceInputError):
         raise result
+    if stable and result.allow_multiple_allocations:
+        return dataclasses.replace(result, allow_multiple_allocations=False)
     return result
 
 

@@ -389,7 +389,7 @@ def test_unused_pending_claims_are_reported_not_allocated():
 
 def test_what_is_not_modelled_is_said():
     outcome = schedule(k.dump(k.node("node-a"), k.pod("p")))
-    assert any("host ports, volumes, pod (anti-)affinity" in w.message for w in outcome.warnings)
+    assert any("host ports, volumes and priority are not checked" in w.message for w in outcome.warnings)
 
 
 def test_cel_runtime_error_in_a_template_claim_is_invalid_and_points_at_the_template():

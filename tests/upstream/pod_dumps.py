@@ -1,10 +1,10 @@
 """Hypothesis strategies for dumps of a small cluster with pods, as `kubectl get -o yaml` prints them.
 
-Nodes with allocatable, labels, taints, images, unschedulable; pods with requests and limits,
+Nodes with allocatable, labels, taints, images, unschedulable; pods with labels, requests and limits,
 init containers and sidecars, overhead, pod-level resources, nodeSelector, required and preferred
-node affinity, tolerations, images, claims and claim templates, extended resources (from a device
-plugin, or backed by DRA through a DeviceClass's extendedResourceName), and pods already bound
-with their claims allocated. Everything drawn is what the apiserver stores; small on purpose, so a
+node affinity, required and preferred pod (anti-)affinity, topology spread constraints, tolerations,
+images, claims and claim templates, extended resources (from a device plugin, or backed by DRA
+through a DeviceClass's extendedResourceName), and pods already bound with their claims allocated. Everything drawn is what the apiserver stores; small on purpose, so a
 disagreement shrinks to its few objects.
 """
 from __future__ import annotations
@@ -26,6 +26,8 @@ EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 IMAGES = ("nginx:1.27", "redis:7", "registry.k8s.io/pause:3.10", "example.com/trainer:v2")
 IMAGE_SIZES = (10_000_000, 120_000_000, 500_000_000, 1_500_000_000)
 DEVICE_PLUGIN = "example.com/foo"
+POD_LABELS = {"app": ("web", "db"), "tier": ("front", "back")}
+TOPOLOGY_KEYS = ("kubernetes.io/hostname", "zone")
 DRA_EXTENDED = "example.com/gpu"
 
 
@@ -149,6 +151,74 @@ def _requirement(draw) -> dict:
     return requirement
 
 
+def _pod_labels(draw) -> dict:
+    labels = {} if rare(draw, 5) else {"app": _pick(draw, POD_LABELS["app"])}
+    if rare(draw, 2):
+        labels["tier"] = _pick(draw, POD_LABELS["tier"])
+    return labels
+
+
+def _pod_selector(draw) -> dict:
+    if rare(draw, 10):
+        return {}  # every pod
+    key = "tier" if rare(draw, 4) else "app"  # most terms are about the app, which most pods have
+    if rare(draw, 3):
+        operator = _pick(draw, ("In", "NotIn", "Exists", "DoesNotExist"))
+        requirement = {"key": key, "operator": operator}
+        if operator in ("In", "NotIn"):
+            requirement["values"] = [_pick(draw, POD_LABELS[key])]
+        return {"matchExpressions": [requirement]}
+    return {"matchLabels": {key: _pick(draw, POD_LABELS[key])}}
+
+
+def _pod_term(draw) -> dict:
+    term = {"labelSelector": _pod_selector(draw), "topologyKey": _pick(draw, TOPOLOGY_KEYS)}
+    if rare(draw, 10):
+        term["namespaces"] = [_pick(draw, ("default", "other"))]
+    elif rare(draw, 10):
+        term["namespaceSelector"] = {}
+    return term
+
+
+def _pod_affinity(draw) -> dict:
+    """Required and preferred podAffinity / podAntiAffinity terms (InterPodAffinity)."""
+    out = {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        if not rare(draw, 2):
+            continue
+        block = {}
+        if not rare(draw, 3):
+            block["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                _pod_term(draw) for _ in range(draw(st.integers(1, 2)))]
+        if not rare(draw, 3):
+            block["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": draw(st.integers(1, 100)), "podAffinityTerm": _pod_term(draw)}
+                for _ in range(draw(st.integers(1, 2)))]
+        if block:
+            out[kind] = block
+    return out
+
+
+def _spread(draw) -> list:
+    """topologySpreadConstraints, one per topology key and action at most (PodTopologySpread)."""
+    out, seen = [], set()
+    for _ in range(draw(st.integers(1, 2))):
+        key, action = _pick(draw, TOPOLOGY_KEYS), _pick(draw, ("DoNotSchedule", "ScheduleAnyway"))
+        if (key, action) in seen:
+            continue
+        seen.add((key, action))
+        constraint = {"maxSkew": draw(st.integers(1, 2)), "topologyKey": key, "whenUnsatisfiable": action,
+                      "labelSelector": _pod_selector(draw)}
+        if action == "DoNotSchedule" and rare(draw, 5):
+            constraint["minDomains"] = draw(st.integers(1, 3))
+        if rare(draw, 5):
+            constraint["nodeAffinityPolicy"] = _pick(draw, ("Honor", "Ignore"))
+        if rare(draw, 5):
+            constraint["nodeTaintsPolicy"] = _pick(draw, ("Honor", "Ignore"))
+        out.append(constraint)
+    return out
+
+
 @st.composite
 def pod_spec(draw, *, extended: tuple, claim_names: list) -> dict:
     spec = {"containers": [_container(draw, f"c{i}", extended) for i in range(draw(st.integers(1, 2)))]}
@@ -185,6 +255,12 @@ def pod_spec(draw, *, extended: tuple, claim_names: list) -> dict:
             for _ in range(draw(st.integers(1, 2)))]
     if affinity:
         spec["affinity"] = {"nodeAffinity": affinity}
+    if rare(draw, 4):
+        pod_affinity = _pod_affinity(draw)
+        if pod_affinity:
+            spec.setdefault("affinity", {}).update(pod_affinity)
+    if rare(draw, 6):
+        spec["topologySpreadConstraints"] = _spread(draw)
     if rare(draw, 3):
         spec["tolerations"] = []
         for _ in range(draw(st.integers(1, 2))):
@@ -257,6 +333,9 @@ def dumps(draw) -> str:
         pod = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": "default", "uid": f"00000000-0000-0000-0000-00000000000{i}"},
                "spec": spec, "status": {"phase": "Pending"}}
+        labels = _pod_labels(draw)
+        if labels:
+            pod["metadata"]["labels"] = labels
         free = [(node, d) for node, names in devices.items() for d in names if (node, d) not in used]
         if rare(draw, 3) and not any("resourceClaimTemplateName" in c for c in claims) \
                 and not any(DRA_EXTENDED in (c.get("resources") or {}).get("requests", {}) for c in spec["containers"]):
@@ -287,25 +366,16 @@ def dumps(draw) -> str:
 def _unmodelled(draw, pod: dict) -> None:
     """Give a pod one thing the playground does not check, judged by another plugin upstream."""
     spec = pod["spec"]
-    kind = _pick(draw, ("hostPort", "volume", "antiAffinity", "affinity", "spread"))
-    if kind == "hostPort":
+    if _pick(draw, ("hostPort", "volume")) == "hostPort":
         spec["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080, "protocol": "TCP"}]
-    elif kind == "volume":
-        spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
-    elif kind in ("antiAffinity", "affinity"):
-        term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
-        key = "podAntiAffinity" if kind == "antiAffinity" else "podAffinity"
-        spec.setdefault("affinity", {})[key] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
     else:
-        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
-                                              "whenUnsatisfiable": _pick(draw, ("DoNotSchedule", "ScheduleAnyway")),
-                                              "labelSelector": {"matchLabels": {"app": "web"}}}]
+        spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
 
 
 @st.composite
 def dumps_with_unmodelled(draw) -> str:
-    """A dump where some pods not yet bound use host ports, volumes, pod (anti-)affinity or topology
-    spread; every pod is labelled `app: web`, so those terms bite."""
+    """A dump where some pods not yet bound use host ports or volumes; every pod is labelled
+    `app: web`."""
     dump = json.loads(draw(dumps()))
     pods = [item for item in dump["items"] if item["kind"] == "Pod"]
     for pod in pods:
