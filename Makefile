@@ -68,7 +68,7 @@ test-scheduler: install-test
 SEED ?= 20
 test-validation: N = 5000
 test-validation: install-test
-	DRA_VALIDATION_EXAMPLES=$(N) DRA_VALIDATION_SEED=$(SEED) $(PY) -m pytest -p no:cacheprovider -q tests/upstream/test_validation_upstream.py
+	DRA_VALIDATION_EXAMPLES=$(N) DRA_VALIDATION_SEED=$(SEED) DRA_VALIDATION_FROM=$(or $(FROM),0) $(PY) -m pytest -p no:cacheprovider -q tests/upstream/test_validation_upstream.py
 
 # The share store's tests again on PostgreSQL when a server answers (`make services` starts one on
 # 127.0.0.1:5432 as root); pytest-django creates and drops its own test_* database there.

@@ -107,6 +107,27 @@ def _claim_spec(d: _Dropper, spec: dict, base: tuple) -> None:
             d.drop(constraint, "distinctAttribute", base + ("devices", "constraints", i), "DRAConsumableCapacity")
 
 
+# What the status update that writes an allocation drops while a gate is off (the claim was just
+# created, so nothing of the feature is in use yet): result fields, by gate.
+_STATUS_RESULT_FIELDS = (
+    ("DRAConsumableCapacity", ("shareID", "consumedCapacity")),
+    ("DRADeviceBindingConditions", ("bindingConditions", "bindingFailureConditions")),
+    ("DRAOptionalNodeOperations", ("skipNodeOperations",)),
+)
+
+
+def _claim_status(d: _Dropper, status) -> None:
+    allocation = status.get("allocation") if isinstance(status, dict) else None
+    devices = allocation.get("devices") if isinstance(allocation, dict) else None
+    results = devices.get("results") if isinstance(devices, dict) else None
+    for gate, keys in _STATUS_RESULT_FIELDS:
+        if d.on(gate):
+            continue
+        for i, result in _dicts(results):
+            for key in keys:
+                d.drop(result, key, ("status", "allocation", "devices", "results", i), gate)
+
+
 def drop_disabled_fields(data: dict, gates: FeatureGates) -> tuple[dict, list[tuple[tuple, str]]]:
     """A copy of the object as an apiserver with these gates would store it on create,
     and the (path, gate) of every field it dropped."""
@@ -127,13 +148,6 @@ def drop_disabled_fields(data: dict, gates: FeatureGates) -> tuple[dict, list[tu
         _claim_spec(dropper, spec, ("spec",))
     else:
         _claim_spec(dropper, spec.get("spec") or {}, ("spec", "spec"))
-    if kind == "ResourceClaim" and not dropper.on("DRAConsumableCapacity"):
-        # A status is written by an update, which drops what the gate covers the same way.
-        allocation = (out.get("status") or {}).get("allocation") if isinstance(out.get("status"), dict) else None
-        devices = allocation.get("devices") if isinstance(allocation, dict) else None
-        results = devices.get("results") if isinstance(devices, dict) else None
-        for i, result in _dicts(results):
-            path = ("status", "allocation", "devices", "results", i)
-            for key in ("shareID", "consumedCapacity"):
-                dropper.drop(result, key, path, "DRAConsumableCapacity")
+    if kind == "ResourceClaim":
+        _claim_status(dropper, out.get("status"))
     return out, dropper.dropped

@@ -2,7 +2,9 @@
 
 Rules follow apimachinery's Quantity: values are exact decimals rounded up
 (away from zero) to a multiple of 1n, binary-SI input is capped at 2^63-1,
-and printing uses the format family of the input with an integer mantissa.
+and printing uses the format family of the input with an integer mantissa —
+except that a parsed quantity whose text apimachinery's fast path takes as
+canonical prints as written (`+1`, `01`, `1.500k`), as its String() does.
 """
 from __future__ import annotations
 
@@ -41,11 +43,12 @@ class QuantityError(ValueError):
 class Quantity:
     """An exact quantity with the format it prints in."""
 
-    __slots__ = ("value", "format")
+    __slots__ = ("value", "format", "written")
 
-    def __init__(self, value: Decimal, fmt: str = DECIMAL_SI):
+    def __init__(self, value: Decimal, fmt: str = DECIMAL_SI, written: str | None = None):
         self.value = value
         self.format = fmt
+        self.written = written  # the text as parsed, when Kubernetes keeps it to print
 
     # -- construction -----------------------------------------------------
 
@@ -73,7 +76,7 @@ class Quantity:
         return Quantity(_CTX.divide(Decimal(milli), Decimal(1000)), fmt)
 
     def copy(self) -> "Quantity":
-        return Quantity(self.value, self.format)
+        return Quantity(self.value, self.format, self.written)
 
     # -- arithmetic and comparison ---------------------------------------
 
@@ -126,6 +129,8 @@ class Quantity:
     # -- printing ----------------------------------------------------------
 
     def __str__(self) -> str:
+        if self.written is not None:
+            return self.written
         return _canonical(self.value, self.format)
 
     def __repr__(self) -> str:
@@ -173,7 +178,39 @@ def _parse_cached(text: str) -> "Quantity":
             fmt = DECIMAL_SI
     if sign == "-":
         amount = -amount
-    return Quantity(amount, fmt)
+    return Quantity(amount, fmt, text if _kept_as_written(text, whole, fraction, suffix) else None)
+
+
+def _kept_as_written(text: str, whole: str, fraction: str | None, suffix: str) -> bool:
+    """Whether apimachinery's ParseQuantity keeps `text` as the quantity's string: its fast path
+    (an int64 mantissa at a scale of at least nano) keeps a text it considers canonical, checking
+    the digits and the scale only, so a leading `+` or zeros, or `1.500k`, print as written."""
+    if text == "0":
+        return True
+    num = whole.lstrip("0") or "0"
+    denom = fraction or ""
+    if suffix in _BINARY_SUFFIXES:
+        exponent = _BINARY_SUFFIXES[suffix]
+        if denom:
+            return False
+        precision = 15 - len(num) - exponent * 3 // 10 - 1
+        scale = 0
+    else:
+        exponent = _DECIMAL_SUFFIXES[suffix] if suffix in _DECIMAL_SUFFIXES else int(suffix[1:])
+        precision = 18 - (len(num) + len(denom))
+        scale = exponent
+    if precision < 0:
+        return False
+    scale -= len(denom)
+    if scale < -9:
+        return False
+    shifted = num + denom
+    value = int(shifted)
+    if value > _INT64_MAX:
+        return False
+    if suffix in _BINARY_SUFFIXES:
+        return value << exponent <= _INT64_MAX and value & 7 != 0
+    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
 
 
 def _canonical(value: Decimal, fmt: str) -> str:

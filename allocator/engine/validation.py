@@ -44,10 +44,10 @@ CONSTRAINTS_MAX = 32
 CONFIG_MAX = 32
 ALLOCATION_CONFIG_MAX = 2 * CONFIG_MAX  # class and claim configuration
 RESULTS_MAX = 32
+RESERVED_FOR_MAX = 256
 SELECTORS_MAX = 32
-TOLERATIONS_MAX = 16
 DERIVED_ATTRIBUTES_MAX = 32
-TAINTS_MAX = 16
+TAINTS_MAX = 16  # a request's tolerations are documented as at most 16 too, but 1.37.2 checks no limit
 DEVICES_MAX = 128
 DEVICES_MAX_ADVANCED = 64  # with taints, counter consumption or list attributes
 COUNTER_SETS_MAX = 8
@@ -179,6 +179,26 @@ def _max_length_error(limit: int, unit: str = "characters") -> str:
 
 def _nbytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+GENERATED_SUFFIX = "xxxxx"
+GENERATED_NAME_NOTE = (f"(the apiserver appends 5 random characters to generateName; the playground shows them as "
+                       f"{GENERATED_SUFFIX})")
+
+
+def generated_name(prefix: str) -> str:
+    """The name the apiserver makes from generateName, with the playground's stand-in for its random part."""
+    raw = prefix.encode("utf-8", "surrogatepass")
+    return raw[:58].decode("utf-8", "replace") + GENERATED_SUFFIX
+
+
+def _mask_trailing_dash(prefix: str) -> str:
+    """generateName is checked as a name with its trailing '-' and the byte before it read as 'a'
+    (random characters follow the dash)."""
+    raw = prefix.encode("utf-8", "surrogatepass")
+    if len(raw) > 1 and raw.endswith(b"-"):
+        return (raw[:-2] + b"a").decode("utf-8", "replace")
+    return prefix
 
 
 def dns_label_errors(value: str, *, declarative: bool = False) -> list[str]:
@@ -463,6 +483,7 @@ _OPAQUE_FIELDS = frozenset({"driver", "parameters"})
 _TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
 _ALLOCATION_FIELDS = frozenset({"devices", "nodeSelector", "allocationTimestamp"})
 _ALLOCATION_DEVICES_FIELDS = frozenset({"results", "config"})
+_CONSUMER_FIELDS = ("apiGroup", "resource", "name", "uid")
 _RESULT_FIELDS = frozenset({
     "request", "driver", "pool", "device", "adminAccess", "tolerations", "bindingConditions",
     "bindingFailureConditions", "shareID", "consumedCapacity", "skipNodeOperations",
@@ -762,12 +783,15 @@ class _Checker:
         generate_name = self.string(meta, "generateName", path)
         if name:
             self.invalid_each(path + ("name",), name, dns_subdomain_errors(name, declarative=declarative_name))
+        elif generate_name and not meta.get("name"):
+            # The apiserver names the object first: the prefix (cut to 58 bytes) and 5 random characters.
+            generated = generated_name(generate_name)
+            for error in dns_subdomain_errors(generated, declarative=declarative_name):
+                self.add(path + ("name",), f"Invalid value: {_show(generated)}: {error}\n{GENERATED_NAME_NOTE}")
         elif not generate_name and not (meta.get("name") or meta.get("generateName")):
             self.required(path + ("name",), "name or generateName is required")
-        if generate_name:
-            # A prefix may end in '-': random characters follow it.
-            masked = generate_name[:-1] + "a" if generate_name.endswith("-") else generate_name
-            self.invalid_each(path + ("generateName",), generate_name, dns_subdomain_errors(masked))
+        if generate_name and not declarative_name:  # the declarative check looks at the generated name alone
+            self.invalid_each(path + ("generateName",), generate_name, dns_subdomain_errors(_mask_trailing_dash(generate_name)))
         namespace = self.string(meta, "namespace", path)
         if namespace:
             if namespaced:
@@ -1028,9 +1052,6 @@ class _Checker:
         tolerations_path = path + ("tolerations",)
         tolerations = self.array(holder, "tolerations", path)
         if not tolerations:
-            return
-        if len(tolerations) > TOLERATIONS_MAX:
-            self.too_many(tolerations_path, len(tolerations), TOLERATIONS_MAX)
             return
         for _, item_path, toleration in self.object_items(tolerations, tolerations_path):
             self.device_toleration(toleration, item_path)
@@ -1439,22 +1460,21 @@ def _stored_exact(request: dict, *, sub: bool) -> dict:
                                        ("key", "operator", "value", "effect", "tolerationSeconds"))
                               if isinstance(t, dict) else t for t in out["tolerations"]]
     capacity = out.get("capacity")
-    if isinstance(capacity, dict) and isinstance(capacity.get("requests"), dict):
-        requests = {}
-        for name in sorted(capacity["requests"], key=str):
-            try:
-                requests[name] = str(Quantity.parse(str(capacity["requests"][name])))
-            except (QuantityError, ValueError):
-                requests[name] = capacity["requests"][name]
-        out["capacity"] = {"requests": requests}
+    if isinstance(capacity, dict):
+        # A pointer to a struct: shown even when empty; only its known field is kept.
+        amounts = capacity.get("requests") if isinstance(capacity.get("requests"), dict) else {}
+        out["capacity"] = {"requests": {name: _stored_quantity(amounts[name]) for name in sorted(amounts, key=str)}}
+        if not amounts:
+            out["capacity"] = {}
     if isinstance(out.get("derivedAttributes"), list):
         out["derivedAttributes"] = [_ordered(a, ("name", "expression"), required=("name", "expression"))
                                     if isinstance(a, dict) else a for a in out["derivedAttributes"]]
     keys = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity",
             "derivedAttributes")
+    required = ("deviceClassName",) + (("capacity",) if isinstance(out.get("capacity"), dict) else ())
     if sub:
-        return _ordered(out, ("name",) + tuple(k for k in keys if k != "adminAccess"), required=("name", "deviceClassName"))
-    return _ordered(out, keys, required=("deviceClassName",))
+        return _ordered(out, ("name",) + tuple(k for k in keys if k != "adminAccess"), required=("name",) + required)
+    return _ordered(out, keys, required=required)
 
 
 def _stored_request_json(request: dict) -> str:
@@ -1631,8 +1651,11 @@ def _consumptions(c: _Checker, consumptions: list, path: tuple) -> None:
 
 
 def _stored_quantity(value):
+    """A quantity as the apiserver writes it back (null decodes as zero)."""
+    if value is None:
+        return "0"
     try:
-        return str(Quantity.parse(str(value)))
+        return str(Quantity.parse(value))
     except (QuantityError, ValueError):
         return value
 
@@ -1854,6 +1877,32 @@ def _resource_claim(c: _Checker, obj: dict) -> None:
         allocation = c.obj(status, "allocation", ("status",))
         if allocation is not None:
             _allocation(c, allocation, ("status", "allocation"), request_names)
+        _reserved_for(c, status, allocation is not None or status.get("allocation") is not None)
+
+
+def _reserved_for(c: _Checker, status: dict, allocated: bool) -> None:
+    """The claim's consumers: each names its resource, name and UID; no UID twice."""
+    path = ("status", "reservedFor")
+    consumers = c.array(status, "reservedFor", ("status",))
+    if not consumers:
+        return
+    if len(consumers) > RESERVED_FOR_MAX:
+        c.too_many(path, len(consumers), RESERVED_FOR_MAX)
+    else:
+        seen = set()
+        for _, item_path, consumer in c.object_items(consumers, path):
+            c.fields(consumer, _CONSUMER_FIELDS, item_path)
+            values = {key: c.string(consumer, key, item_path) for key in _CONSUMER_FIELDS}
+            for key in ("resource", "name", "uid"):
+                if not values[key] and (values[key] is not None or consumer.get(key) is None):
+                    c.required(item_path + (key,))
+            uid = values["uid"] if values["uid"] is not None else ("" if consumer.get("uid") is None else None)
+            if uid is not None:
+                if uid in seen:
+                    c.duplicate(item_path, uid)
+                seen.add(uid)
+    if not allocated:
+        c.forbidden(path, "may not be specified when `allocated` is not set")
 
 
 def _resource_claim_template(c: _Checker, obj: dict) -> None:
@@ -1995,7 +2044,7 @@ def _subrequests(c: _Checker, subrequests: list, path: tuple, parent: str, const
     for _, item_path, sub in c.object_items(subrequests, path):
         c.fields(sub, _SUBREQUEST_FIELDS, item_path)
         name = c.name_label(sub, "name", item_path)
-        _request_body(c, sub, item_path, f"{parent}/{name or ''}", constrained)
+        _request_body(c, sub, item_path, f"{parent}/{name or ''}", constrained, sub=True)
         key = sub.get("name")
         key = "" if key is None else key
         if isinstance(key, str):
@@ -2004,11 +2053,13 @@ def _subrequests(c: _Checker, subrequests: list, path: tuple, parent: str, const
             seen.add(key)
 
 
-def _request_body(c: _Checker, body: dict, path: tuple, reference: str, constrained: dict) -> None:
-    """The fields an exact request and a subrequest share."""
+def _request_body(c: _Checker, body: dict, path: tuple, reference: str, constrained: dict, *,
+                  sub: bool = False) -> None:
+    """The fields an exact request and a subrequest share. A subrequest's class name is checked
+    declaratively in 1.37 (its length said in bytes), an exact request's by hand."""
     class_name = c.required_string(body, "deviceClassName", path)
     if class_name is not None:
-        c.dns_subdomain(class_name, path + ("deviceClassName",))
+        c.invalid_each(path + ("deviceClassName",), class_name, dns_subdomain_errors(class_name, declarative=sub))
     c.selectors(body, path)
     _derived_attributes(c, body, path, reference, constrained)
     _allocation_mode(c, body, path)
@@ -2258,6 +2309,65 @@ def _pod(c: _Checker, obj: dict) -> None:
     tolerations = c.array(spec, "tolerations", path)
     for _, item_path, toleration in c.object_items(tolerations or [], path + ("tolerations",)):
         _pod_toleration(c, toleration, item_path)
+    _pod_quantities(c, spec, obj.get("status"))
+
+
+def _pod_quantities(c: _Checker, spec: dict, status) -> None:
+    """Every quantity of a Pod decodes, or the apiserver refuses the Pod before validating it (a
+    quantity's error names no field). Only values inside objects of the right shape are read here:
+    a wrong shape elsewhere is a decoding error of a field the playground does not check."""
+    def resource_list(holder, key, path):
+        amounts = holder.get(key) if isinstance(holder, dict) else None
+        if isinstance(amounts, dict):
+            for _, amount_path, amount in c.map_items(amounts, path + (key,)):
+                c.as_quantity(amount, amount_path)
+
+    def requirements(holder, key, path):
+        resources = holder.get(key) if isinstance(holder, dict) else None
+        for limit in ("limits", "requests"):
+            resource_list(resources, limit, path + (key,))
+
+    def divisor(holder, path):
+        ref = holder.get("resourceFieldRef") if isinstance(holder, dict) else None
+        if isinstance(ref, dict):
+            c.as_quantity(ref.get("divisor"), path + ("resourceFieldRef", "divisor"))
+
+    def each(holder, key, path):
+        items = holder.get(key) if isinstance(holder, dict) else None
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    yield path + (key, index), item
+
+    path = ("spec",)
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for item_path, container in each(spec, key, path):
+            requirements(container, "resources", item_path)
+            for env_path, env in each(container, "env", item_path):
+                value_from = env.get("valueFrom")
+                divisor(value_from, env_path + ("valueFrom",))
+    resource_list(spec, "overhead", path)
+    requirements(spec, "resources", path)
+    for volume_path, volume in each(spec, "volumes", path):
+        empty_dir = volume.get("emptyDir")
+        if isinstance(empty_dir, dict):
+            c.as_quantity(empty_dir.get("sizeLimit"), volume_path + ("emptyDir", "sizeLimit"))
+        ephemeral = volume.get("ephemeral")
+        template = ephemeral.get("volumeClaimTemplate") if isinstance(ephemeral, dict) else None
+        claim_spec = template.get("spec") if isinstance(template, dict) else None
+        requirements(claim_spec, "resources", volume_path + ("ephemeral", "volumeClaimTemplate", "spec"))
+        for item_path, item in each(volume.get("downwardAPI"), "items", volume_path + ("downwardAPI",)):
+            divisor(item, item_path)
+        for source_path, source in each(volume.get("projected"), "sources", volume_path + ("projected",)):
+            for item_path, item in each(source.get("downwardAPI"), "items", source_path + ("downwardAPI",)):
+                divisor(item, item_path)
+    if isinstance(status, dict):
+        resource_list(status, "allocatedResources", ("status",))
+        requirements(status, "resources", ("status",))
+        for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+            for item_path, container in each(status, key, ("status",)):
+                resource_list(container, "allocatedResources", item_path)
+                requirements(container, "resources", item_path)
 
 
 _REQUIRED, _PREFERRED = "requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"

@@ -18,6 +18,25 @@ def test_canonical_form_matches_kubernetes(text, canonical):
     assert str(Quantity.parse(text)) == canonical
 
 
+# apimachinery's ParseQuantity keeps the text it was given when its fast path takes it as canonical
+# (digits and scale only): String() then prints it as written. Pairs from k8s.io/apimachinery v0.37.2.
+AS_WRITTEN = [
+    ("+1", "+1"), ("01", "01"), ("-01", "-01"), ("1.", "1."), ("1.500k", "1.500k"), ("12.345k", "12.345k"),
+    ("1.234M", "1.234M"), ("+1Ki", "+1Ki"), ("+8Ki", "8Ki"), ("+1Ei", "1Ei"), ("1E3", "1E3"), ("+1e-3", "+1e-3"),
+    ("012e3", "012e3"), ("+100n", "+100n"), ("+1000n", "1u"), ("+0.5", "500m"), ("+000", "0"), ("00", "0"),
+    ("1234567890123456789", "1234567890123456789"), ("1.5Ki", "1536"),
+]
+
+
+@pytest.mark.parametrize("text,printed", AS_WRITTEN)
+def test_a_text_kubernetes_keeps_prints_as_written(text, printed):
+    assert str(Quantity.parse(text)) == printed
+
+
+def test_arithmetic_prints_the_canonical_form():
+    assert str(Quantity.parse("+1").add(Quantity.parse("+1"))) == "2"
+
+
 @pytest.mark.parametrize("text,rounded", [
     ("3.001n", "4n"), ("1.1E-9", "2e-9"), ("0.0000000001", "1n"), ("0.00000012345", "124n"),
     ("9Ei", "9223372036854775807"), ("-0.0000000001", "-1n"),

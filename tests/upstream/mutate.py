@@ -1,4 +1,4 @@
-"""A Hypothesis mutator that breaks valid DRA objects, for the comparison with the kube-apiserver.
+"""A mutator that breaks valid DRA objects, for the comparison with the kube-apiserver.
 
 The valid objects are the resource.k8s.io/v1 objects (and Pods) of the shared conformance
 cases and of the real-world manifests. A mutation picks a place in one of them and
@@ -6,17 +6,20 @@ does something a person writing YAML by hand does: a value of the wrong type, a 
 missing or one the type does not have, a number one past a limit, a name that is not a
 name, a bad quantity, CEL that does not compile or costs too much, a list entry twice,
 a list longer than allowed, or a field whose feature gate the apiserver has off.
+
+Each mutated object is a pure function of (seed, index): `mutated(seed, index)` draws from a
+`random.Random` seeded by those two alone, never from a shared generator or from what ran
+before, so a failure is reproduced by its seed and index (`make test-validation SEED=s FROM=i N=1`).
 """
 from __future__ import annotations
 
 import copy
 import json
 import os
+import random
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-from hypothesis import strategies as st
 
 from allocator.engine.loader import load_scenario
 
@@ -118,16 +121,19 @@ def _get(obj, path):
     return obj
 
 
-@st.composite
-def mutated(draw) -> Mutated:
-    obj = json.loads(draw(st.sampled_from(bases())))
+def mutated(seed: int, index: int) -> Mutated:
+    """Mutated object number `index` of run `seed`: the same pair always gives the same object."""
+    rng = random.Random(f"dra-validation/{seed}/{index}")
+    obj = json.loads(rng.choice(bases()))
     whats = []
-    for _ in range(draw(st.integers(1, 2))):
+    for _ in range(rng.randint(1, 2)):
         # A claim's device status is not modelled by the playground (apiserver_driver.NOT_MODELLED).
         places = [p for p in _places(obj) if p[:1] not in (("apiVersion",), ("kind",)) and p[:2] != ("status", "devices")]
-        place = draw(st.sampled_from(places))
-        whats.append(_mutate(draw, obj, place))
-    gates = {name: draw(st.booleans()) for name in GATES if draw(st.integers(0, 3)) == 0}
+        whats.append(_mutate(rng, obj, rng.choice(places)))
+    gates = {}
+    for name in GATES:
+        if rng.randint(0, 3) == 0:
+            gates[name] = rng.random() < 0.5
     for gate, needs in DEPENDENCIES.items():  # 1.37.2 refuses a gate on whose dependency is off
         if gates.get(needs) is False:
             gates[gate] = False
@@ -135,7 +141,7 @@ def mutated(draw) -> Mutated:
     return Mutated(text, ",".join(f"{k}={str(v).lower()}" for k, v in gates.items()), "; ".join(whats))
 
 
-def _mutate(draw, obj, place: tuple) -> str:
+def _mutate(rng: random.Random, obj, place: tuple) -> str:
     where = ".".join(str(p) for p in place) or "(object)"
     value = _get(obj, place)
     holder = _get(obj, place[:-1]) if place else None
@@ -153,30 +159,30 @@ def _mutate(draw, obj, place: tuple) -> str:
         ops += ["duplicate", "grow", "grow"]
     if isinstance(value, dict):
         ops += ["gated", "gated", "rename"]
-    op = draw(st.sampled_from(ops))
+    op = rng.choice(ops)
     if op == "type" and place:
-        holder[last] = copy.deepcopy(draw(st.sampled_from(SCALARS)))
+        holder[last] = copy.deepcopy(rng.choice(SCALARS))
     elif op == "type":
-        obj["metadata"] = copy.deepcopy(draw(st.sampled_from(SCALARS)))
+        obj["metadata"] = copy.deepcopy(rng.choice(SCALARS))
     elif op == "delete":
         del holder[last]
     elif op == "extra":
         target = value if isinstance(value, dict) else holder if isinstance(holder, dict) else obj
-        target[draw(st.sampled_from(("extra", "Name", "count", "value", "driver", "x-y")))] = draw(
-            st.sampled_from(SCALARS))
+        # A copy: a later mutation of this object must not change SCALARS for the draws after it.
+        target[rng.choice(("extra", "Name", "count", "value", "driver", "x-y"))] = copy.deepcopy(rng.choice(SCALARS))
     elif op == "name":
-        holder[last] = draw(st.sampled_from(BAD_NAMES))
+        holder[last] = rng.choice(BAD_NAMES)
     elif op == "quantity":
-        holder[last] = draw(st.sampled_from(BAD_QUANTITIES))
+        holder[last] = rng.choice(BAD_QUANTITIES)
     elif op == "cel":
-        holder[last] = draw(st.sampled_from(CEL))
+        holder[last] = rng.choice(CEL)
     elif op == "number":
-        holder[last] = value + draw(st.sampled_from((-2, -1, 1, 2**31, -(2**31))))
+        holder[last] = value + rng.choice((-2, -1, 1, 2**31, -(2**31)))
     elif op == "duplicate":
-        value.append(copy.deepcopy(draw(st.sampled_from(value))))
+        value.append(copy.deepcopy(rng.choice(value)))
     elif op == "grow":
         limit = LIMITS.get(last, 8)
-        target = draw(st.sampled_from((limit, limit + 1)))
+        target = rng.choice((limit, limit + 1))
         template = value[0]
         while len(value) < target:
             item = copy.deepcopy(template)
@@ -184,11 +190,11 @@ def _mutate(draw, obj, place: tuple) -> str:
                 item["name"] = f"{item['name'][:50]}-{len(value)}"
             value.append(item)
     elif op == "gated":
-        key = draw(st.sampled_from([k for keys in GATED.values() for k in keys]))
+        key = rng.choice([k for keys in GATED.values() for k in keys])
         value[key] = copy.deepcopy(GATED_VALUES[key])
         where += "." + key
     elif op == "rename":
         if value:
-            key = draw(st.sampled_from(sorted(value, key=str)))
+            key = rng.choice(sorted(value, key=str))
             value[key.upper() if key != key.upper() else key + "x"] = value.pop(key)
     return f"{op} at {where}"

@@ -14,6 +14,7 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage/names"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -153,7 +154,7 @@ func create(d document) objectResult {
 	})
 	rest.FillObjectMetaSystemFields(objMeta)
 	if objMeta.GetGenerateName() != "" && objMeta.GetName() == "" {
-		objMeta.SetName(info.strategy.GenerateName(objMeta.GetGenerateName()))
+		objMeta.SetName(generateName(objMeta.GetGenerateName()))
 	}
 	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, info.strategy.NamespaceScoped()), objMeta); err != nil {
 		res.Outcome = "invalid"
@@ -185,6 +186,16 @@ func create(d document) objectResult {
 		res.Errors = append(res.Errors, fieldError{Field: e.Field, Type: string(e.Type), Detail: e.Detail, Message: e.ErrorBody()})
 	}
 	return res
+}
+
+// generateName is the registry's name generator (names.SimpleNameGenerator: the prefix cut to
+// MaxGeneratedNameLength bytes, then 5 random characters) with "xxxxx" for the random part, a
+// suffix it can draw: the same object always gets the same answer, so answers can be stored.
+func generateName(base string) string {
+	if len(base) > names.MaxGeneratedNameLength {
+		base = base[:names.MaxGeneratedNameLength]
+	}
+	return base + "xxxxx"
 }
 
 func hasStatus(m map[string]any) bool {
