@@ -22,7 +22,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from decimal import ROUND_UP, Decimal
+from decimal import Decimal
 from pathlib import Path
 
 _TYPES_FILE = Path(__file__).with_name("podtemplate_types.json")
@@ -75,13 +75,22 @@ def pod_template_hash(template: dict, collision_count: int | None = None, *, gat
     why = ""
     try:
         text = dump_for_hash(created_template(template, gates=gates))
-    except Inexact as exc:
-        why = str(exc)
-        text = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str)
+    except (Inexact, ArithmeticError) as exc:
+        why = str(exc) if isinstance(exc, Inexact) else "a quantity beyond the int64 form"
+        text = json.dumps(_string_keys(template), sort_keys=True, separators=(",", ":"), default=str)
     data = text.encode()
     if collision_count is not None:  # eight bytes: the count's four, little-endian, then four zeros
         data += int(collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
     return TemplateHash(safe_encode(str(fnv32a(data))), not why, why)
+
+
+def _string_keys(value):
+    """The value with every mapping key a string (YAML allows others), for a stable JSON form."""
+    if isinstance(value, dict):
+        return {str(k): _string_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_string_keys(v) for v in value]
+    return value
 
 
 # --- the template as the apiserver stores it ------------------------------------------------------
@@ -112,7 +121,7 @@ def created_template(template: dict, *, gates=None) -> dict:
     _check_gated(spec, ("spec",))
     if gates is not None:  # created under these gates; without them the template is as stored, nothing dropped
         if not gates.enabled("DynamicResourceAllocation") and (spec.get("resourceClaims") or any(
-                (c.get("resources") or {}).get("claims") for c in _list(spec, "containers") + _list(spec, "initContainers"))):
+                (_dict(c, "resources") or {}).get("claims") for c in _list(spec, "containers") + _list(spec, "initContainers"))):
             raise Inexact("DynamicResourceAllocation is off: the apiserver drops the template's claims")
         if not gates.enabled("GenericWorkload"):
             spec.pop("schedulingGroup", None)
@@ -275,9 +284,13 @@ def _round_list(values: dict) -> dict:
         except QuantityError:
             raise Inexact(f"{raw!r} is not a quantity") from None
         value = q.value
-        if value != value.quantize(Decimal("0.001"), rounding=ROUND_UP):
-            value = value.quantize(Decimal("0.001"), rounding=ROUND_UP) if value > 0 else \
-                -((-value).quantize(Decimal("0.001"), rounding=ROUND_UP))
+        exponent = value.as_tuple().exponent
+        if isinstance(exponent, int) and exponent < -3:  # finer than milli: up, away from zero
+            scaled = value.scaleb(3)
+            whole = int(scaled)
+            if whole != scaled:
+                whole += 1 if value > 0 else -1
+            value = Decimal(whole).scaleb(-3)
         out[name] = Quantity(value, q.format)
     return out
 

@@ -54,7 +54,10 @@ def _container(rng: random.Random, name: str) -> dict:
             resources["requests"] = {"cpu": rng.choice(["100m", "1", "0.5", "1500m", 2, "250m"]),
                                      **({"memory": rng.choice(["64Mi", "1Gi", "512M", "1e3", "1.5Gi"])} if _pick(rng, 0.6) else {})}
         if _pick(rng, 0.4):
-            resources["limits"] = {"cpu": rng.choice(["2", "0.0005", "1m"]), "nvidia.com/gpu": 1}
+            resources["limits"] = {"cpu": rng.choice(["2", "0.0005", "1m", "0.0001", "1000m", "0.1", "2e3", "1k"]),
+                                   "nvidia.com/gpu": 1,
+                                   **({"memory": rng.choice(["100Mi", "2e6", "12345678901", "1.25Ki", "0"])}
+                                      if _pick(rng, 0.5) else {})}
         if _pick(rng, 0.5):
             resources["claims"] = [{"name": "gpu"}] + ([{"name": "other", "request": "r"}] if _pick(rng, 0.3) else [])
         c["resources"] = resources
