@@ -191,6 +191,8 @@ def _pod_lines(pod) -> list[str]:
         lines = [f"Pod {pod.key}: cannot be scheduled: {pod.problems[0].render() if pod.problems else pod.message}"]
     else:
         lines = [f"Pod {pod.key}: {pod.message}"]
+    if getattr(pod, "workload", None):  # a pod made for a workload: which one (issue 25)
+        lines.append(f"  made by {pod.workload}")
     for claim in pod.claims:
         origin = f", from template {claim.template}" if claim.template else ""
         origin += "; made here as the resourceclaim controller would" if claim.generated else ""

@@ -333,7 +333,7 @@ def _add_object(scenario: Scenario, kind: str, data: dict, ref, index: int) -> N
 def _add_workload_pods(scenario: Scenario, positions: list, apiserver_gates: FeatureGates | None) -> None:
     """The pods the scenario's workloads' controllers would create, each validated as the apiserver
     validates the workload's pod template, placed among the other pods in input order."""
-    expansion = workloads.expand(scenario.workloads, pods=scenario.pods, nodes=scenario.nodes)
+    expansion = workloads.expand(scenario.workloads, pods=scenario.pods, nodes=scenario.nodes, gates=apiserver_gates)
     scenario.problems.extend(expansion.problems)
     if not scenario.pods and expansion.pods and all(
             m.node is not None and not workloads.asks_for_devices(m.raw) for m in expansion.pods):

@@ -21,10 +21,13 @@ Pods the input already holds for a workload (a controller owner reference to it)
 the missing ones are made. Every made pod carries a controller owner reference to its
 workload, and the scenario records which workload it came from.
 
-`pod-template-hash` and `controller-revision-hash` are derived as the controllers derive them
-(FNV-32a, then the apiserver's safe encoding of its decimal digits) but over this module's own
-canonical form of the template: the controllers hash Go's dump of the defaulted template, so the
-value (and the names that include it) differ from a real cluster's. No scheduling decision reads them.
+A Deployment's `pod-template-hash` (in its ReplicaSet's name and so in its pods' names) is the one
+kube-controller-manager 1.37.2 computes (engine/templatehash.py, judged by the podhash oracle):
+the names are as a cluster would name them, save the five random characters the apiserver adds.
+Where the template holds something that module does not reproduce exactly, the hash is an
+estimate and the workload's label and a note say so. `controller-revision-hash` (StatefulSet,
+DaemonSet) is derived over this module's own canonical form of the template, not the controllers'
+ControllerRevision: it differs from a real cluster's; no scheduling decision and no pod name read it.
 """
 from __future__ import annotations
 
@@ -130,10 +133,10 @@ def fnv32a(data: bytes) -> int:
 
 
 def template_hash(template: dict, collision_count: int | None = None) -> str:
-    """The controllers' hash of a pod template (see the module note on what differs)."""
+    """controller-revision-hash over this module's canonical form (see the module note on what differs)."""
     data = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str).encode()
     if collision_count is not None:
-        data += int(collision_count & 0xFFFFFFFF).to_bytes(4, "little")
+        data += int(collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
     return safe_encode(str(fnv32a(data)))
 
 
@@ -277,7 +280,7 @@ def _expand_replica_set(w: Workload, existing: _Existing, out: "_Out") -> None:
                                   existing=have, seed=f"rs/{w.key}"), ("spec", "template"), replicas, have)
 
 
-def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets: set) -> None:
+def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets: set, gates) -> None:
     spec = w.raw.get("spec") if isinstance(w.raw.get("spec"), dict) else {}
     template = _template(spec, ("spec",))
     replicas = _replicas(w, spec, ("spec",))
@@ -287,17 +290,24 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
     status = w.raw.get("status") if isinstance(w.raw.get("status"), dict) else {}
     collisions = status.get("collisionCount") if isinstance(status.get("collisionCount"), int) else None
     rs_names = existing.replica_sets_of(w.namespace, w.name)
+    estimated = ""
     if rs_names:  # a dump: the controller's ReplicaSet exists, with its real hash
         rs_name = rs_names[0]
         pod_hash = rs_name[len(w.name) + 1:]
     else:
-        pod_hash = template_hash(template, collisions)
+        from allocator.engine.templatehash import pod_template_hash  # only a Deployment needs it
+        computed = pod_template_hash(template, collisions, gates=gates)
+        pod_hash = computed.value
         rs_name = f"{w.name}-{pod_hash}"
+        if not computed.exact:
+            estimated = ", hash estimated"
+            out.note(w, f"pod-template-hash {pod_hash} is an estimate, not the one a cluster computes: {computed.why}; "
+                        "its ReplicaSet's and pods' names differ from a real cluster's")
     rs_uid = str(_uid(f"ReplicaSet/{w.namespace}/{rs_name}"))
     have = len(existing.of("ReplicaSet", w.namespace, rs_name))
     pods = _replica_set_pods(rs_name, rs_uid, w.namespace, template, replicas,
                              extra_labels={"pod-template-hash": pod_hash}, existing=have, seed=f"rs/{w.namespace}/{rs_name}")
-    out.made(w, pods, ("spec", "template"), replicas, have, via=f"ReplicaSet {w.namespace}/{rs_name}")
+    out.made(w, pods, ("spec", "template"), replicas, have, via=f"ReplicaSet {w.namespace}/{rs_name}{estimated}")
 
 
 def _expand_stateful_set(w: Workload, existing: _Existing, out: "_Out") -> None:
@@ -552,8 +562,9 @@ class _Out:
                                                path=("spec",), severity=WARNING, ref=w.ref))
 
 
-def expand(workloads: list, *, pods: list, nodes: dict) -> Expansion:
-    """The pods the workloads' controllers would create, given the input's pods and nodes."""
+def expand(workloads: list, *, pods: list, nodes: dict, gates=None) -> Expansion:
+    """The pods the workloads' controllers would create, given the input's pods and nodes and the
+    apiserver's gates (None: its defaults)."""
     out = _Out()
     existing = _Existing(pods)
     owned_sets = set()  # (namespace, deployment) whose ReplicaSet is itself in the input
@@ -566,7 +577,7 @@ def expand(workloads: list, *, pods: list, nodes: dict) -> Expansion:
     for w in workloads:
         try:
             if w.kind == "Deployment":
-                _expand_deployment(w, existing, out, owned_sets)
+                _expand_deployment(w, existing, out, owned_sets, gates)
             elif w.kind == "ReplicaSet":
                 _expand_replica_set(w, existing, out)
             elif w.kind == "StatefulSet":

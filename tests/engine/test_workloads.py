@@ -268,3 +268,15 @@ def test_a_field_of_the_wrong_type_is_a_located_problem_not_a_traceback(kind, pa
     scenario, outcome = run(*daemon_nodes_cluster(obj))
     assert not scenario.pod_workloads
     assert any(p.line is not None and (p.kind == kind or p.path[:1] == ("metadata",)) for p in scenario.problems)
+
+
+def test_the_text_report_names_the_workload_that_made_a_pod():
+    from allocator.engine.report import human_report
+    from tests.engine.test_templatehash import DEPLOYMENT
+
+    text = DEPLOYMENT + "\n---\n" + k.dump(k.node("node-1"))
+    _scenario, outcome = allocate_text(text.encode())
+    report = human_report(outcome)
+    assert "\n  made by Deployment default/web (ReplicaSet default/web-78754dbd8)\n" in report
+    bare = human_report(allocate_text(k.dump(k.node("node-1"), k.pod("web")).encode())[1])
+    assert "Pod default/web: scheduled on node node-1" in bare and "made by" not in bare

@@ -46,3 +46,20 @@ def gate_oracle():
     process = kube_gates.GateOracle()
     yield process
     process.close()
+
+
+@pytest.fixture(scope="session")
+def scheduler():
+    """kube-scheduler 1.37.2's framework (tests/kube/cmd/schedule) in one batch process; the tests that
+    need it skip without Go (their stored regressions still run). A test module may keep its own."""
+    from tests.upstream.scheduler import Scheduler, SchedulerUnavailable, build
+
+    try:
+        binary = build()
+    except SchedulerUnavailable as exc:
+        if "not installed" in str(exc):
+            pytest.skip("Go is not installed: the comparison with kube-scheduler 1.37.2 is skipped; the stored "
+                        "regressions (tests/upstream/regressions/pods, .../workloads) still run")
+        pytest.fail(str(exc))
+    with Scheduler(binary) as process:
+        yield process

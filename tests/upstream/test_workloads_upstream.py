@@ -6,7 +6,11 @@ on, GenericWorkload alone, or the defaults. The engine expands the workloads; th
 the pods of that expansion and the PodGroups, and with DRAWorkloadResourceClaims makes the group's
 claims as the resourceclaim controller does. Everything the scheduler differential compares must
 agree, and so must each claim's name and reservedFor (the pod, or the PodGroup). DRA_WORKLOAD_EXAMPLES
-sets how many (200 in `make test`). The stored regressions (tests/upstream/regressions/workloads)
+sets how many (200 in `make test`).
+
+pod-template-hash: the engine's against the Deployment controller's (the podhash oracle), over
+DRA_TEMPLATE_HASH_EXAMPLES generated templates (300 in `make test`) and every workload template of
+the real manifests; each must be vouched for (not an estimate) and agree. The stored regressions (tests/upstream/regressions/workloads)
 run without Go.
 """
 import json
@@ -15,24 +19,29 @@ from pathlib import Path
 
 import pytest
 
+from allocator.engine.gates import gates_from_dict
+from allocator.engine.templatehash import created_template, dump_for_hash, pod_template_hash
+from tests.upstream import kube_build
+from tests.upstream import template_hashes as th
 from tests.upstream import workload_dumps as wd
-from tests.upstream.scheduler import Scheduler, SchedulerUnavailable, build, compare
+from tests.upstream.scheduler import compare
 
 EXAMPLES = int(os.environ.get("DRA_WORKLOAD_EXAMPLES", "200"))
+HASH_EXAMPLES = int(os.environ.get("DRA_TEMPLATE_HASH_EXAMPLES", "300"))
 REGRESSIONS = Path(__file__).resolve().parent / "regressions" / "workloads"
 CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
 
 
 @pytest.fixture(scope="module")
-def scheduler():
+def hash_oracle():
     try:
-        binary = build()
-    except SchedulerUnavailable as exc:
+        kube_build.build("podhash")
+    except kube_build.KubeBuildError as exc:
         if "not installed" in str(exc):
-            pytest.skip("Go is not installed: the workload and pod-group comparison with kube-scheduler 1.37.2 "
-                        "is skipped; its stored regressions (tests/upstream/regressions/workloads) still run")
+            pytest.skip("Go is not installed: the pod-template-hash comparison with kube-controller-manager 1.37.2 is "
+                        "skipped; its stored values (tests/engine/test_templatehash.py) still run")
         pytest.fail(str(exc))
-    with Scheduler(binary) as process:
+    with th.HashOracle() as process:
         yield process
 
 
@@ -83,3 +92,44 @@ def test_generated_workloads_and_pod_groups_agree_with_kube_scheduler(scheduler)
         if differences:
             failures.append(f"seed {seed} (gates {gates}):\n  " + "\n  ".join(differences[:5]))
     assert not failures, f"{len(failures)} of {EXAMPLES} disagree:\n" + "\n".join(failures[:5])
+
+
+def _hash_differences(cases, oracle):
+    failures = []
+    for where, template, gates in cases:
+        theirs = oracle.ask(template, gates=gates)
+        mine = pod_template_hash(template, gates=gates_from_dict(gates))
+        if "error" in theirs:
+            failures.append(f"{where}: the oracle failed: {theirs['error'][:300]}")
+        elif not mine.exact:
+            failures.append(f"{where}: the engine gives only an estimate ({mine.why})")
+        elif mine.value != theirs["hash"]:
+            ours = dump_for_hash(created_template(template, gates=gates_from_dict(gates)))
+            at = next((i for i, (a, b) in enumerate(zip(ours, theirs["dump"])) if a != b), min(len(ours), len(theirs["dump"])))
+            failures.append(f"{where}: {mine.value} by the engine, {theirs['hash']} upstream; the dumps part at "
+                            f"...{ours[max(0, at - 80):at + 60]!r} against ...{theirs['dump'][max(0, at - 80):at + 60]!r}")
+    return failures
+
+
+def test_generated_templates_hash_as_kube_controller_manager_does(hash_oracle):
+    cases = [(f"seed {seed}", th.template(seed), th.gates(seed)) for seed in range(HASH_EXAMPLES)]
+    failures = _hash_differences(cases, hash_oracle)
+    assert not failures, f"{len(failures)} of {len(cases)} disagree:\n" + "\n".join(failures[:5])
+
+
+def test_real_manifests_templates_hash_as_kube_controller_manager_does(hash_oracle):
+    if not th.REALWORLD.is_dir():
+        pytest.skip(f"the real manifests ({th.REALWORLD}, DRA_REALWORLD) are not here")
+    cases = [(where, template, {}) for where, template in th.realworld_templates()]
+    assert len(cases) > 20, "the real manifests' workloads are not found"
+    failures = _hash_differences(cases, hash_oracle)
+    assert not failures, f"{len(failures)} of {len(cases)} disagree:\n" + "\n".join(failures[:5])
+
+
+def test_a_wrong_default_is_reported(hash_oracle):
+    """The hash comparison is not blind: a template whose default the engine got wrong disagrees."""
+    template = th.template(1)
+    theirs = hash_oracle.ask(template)
+    changed = created_template(template)
+    changed["spec"]["terminationGracePeriodSeconds"] = 31
+    assert pod_template_hash(changed, gates=gates_from_dict({})).value != theirs["hash"]
