@@ -272,3 +272,32 @@ def test_the_replay_says_a_refusal_the_why_table_holds_in_korean(client):
     assert any(text.startswith("요청의 셀렉터 #0이(가) false예요") for text in data["strings"])
     english = client.get("/?example=simple-gpu").content.decode()
     assert "request selector #0 is false" in english
+
+
+# --- the error page ---------------------------------------------------------------------------------------
+
+
+def _broken_view(request):
+    raise RuntimeError("secret detail of the failure in allocator/engine/whatever.py")
+
+
+# This module is also a URLconf for the test below: the project's URLs plus one view that raises.
+from django.urls import path  # noqa: E402
+
+from playground.urls import handler500, urlpatterns as _project_urls  # noqa: E402,F401
+
+urlpatterns = [path("broken", _broken_view), *_project_urls]
+
+
+@pytest.mark.parametrize(("accept", "lang", "title"), [("en", "en", "Something went wrong"),
+                                                       ("ko-KR,ko;q=0.9", "ko", "문제가 생겼어요")])
+@override_settings(ROOT_URLCONF=__name__, DEBUG=False)
+def test_an_error_in_a_view_shows_the_500_page_in_the_pages_language_and_no_traceback(accept, lang, title):
+    from django.test import Client
+
+    response = Client(raise_request_exception=False).get("/broken", HTTP_ACCEPT_LANGUAGE=accept)
+    body = response.content.decode()
+    assert response.status_code == 500
+    assert f'<html lang="{lang}">' in body and f"<h1>{title}</h1>" in body
+    assert "Traceback" not in body and "RuntimeError" not in body and "secret detail" not in body
+    assert "whatever.py" not in body
