@@ -459,3 +459,53 @@ def test_the_api_adds_a_korean_text_object_with_lang_ko_and_keeps_its_english_ke
     assert reasons[("default/training", "gpu-0-part-b")].startswith("집합 gpu-0의 카운터 memory")
     unknown = client.post("/api/v1/allocate?lang=xx", data=scenario, content_type="application/yaml").json()
     assert unknown == english
+
+
+# --- the glossary's terms in the catalogue ----------------------------------------------------------------
+
+SPEC_GLOSSARY = Path("/work/shared/spec/glossary-ko.md")
+
+
+def glossary_terms() -> list[tuple[str, str]]:
+    """docs/glossary-ko.md's table of the terms the catalogue check reads: (English term, Korean word)."""
+    text = (ROOT / "docs" / "glossary-ko.md").read_text(encoding="utf-8")
+    table = text.split("## The terms the catalogue check reads", 1)[1]
+    return [tuple(c.strip() for c in line.strip().strip("|").split("|"))
+            for line in table.splitlines() if line.startswith("| ") and not line.startswith(("| term", "| ---"))]
+
+
+# What the English term means is not what the glossary's term means here (reviewed; keep it short).
+TERM_EXCEPTIONS = {
+    ("role", "bootstrap roles"): "the bootstrap ClusterRole objects: a kind, 롤 (glossary: kind 롤, concept 역할)",
+    ("share", "nodes share the best score"): "the verb, not a device's share (공유(share), glossary §3.7)",
+}
+# Outside the English words: code, placeholders, markup, and names with dots, colons, capitals or hyphens.
+NOT_WORDS = re.compile(r"<code>.*?</code>|`[^`]*`|%\(\w+\)[sd]|\{\w+\}|<[^>]+>|\S*[./:_=\[\]{}]\S*"
+                       r"|\b\w*[A-Z]\w*\b|\w+(-\w+)+")
+
+
+def test_the_catalogue_uses_the_glossarys_korean_for_each_glossary_term_its_english_has():
+    terms = glossary_terms()
+    assert len(terms) > 80
+    wrong = []
+    for entry in messages("django"):
+        english = NOT_WORDS.sub(" ", entry["msgid"])
+        korean = " ".join(entry["msgstr"].values()).replace(" ", "")
+        for term, word in terms:
+            if "-" in term:
+                found = term in entry["msgid"]
+            else:
+                found = re.search(r"(?<![\w-])" + re.escape(term).replace(r"\ ", " ") + r"(s|es|d|ed)?(?![\w-])",
+                                  english, re.I)
+            if found and word.replace(" ", "") not in korean and not any(
+                    t == term and part in entry["msgid"] for t, part in TERM_EXCEPTIONS):
+                wrong.append((term, word, entry["msgid"]))
+    assert wrong == []
+
+
+@pytest.mark.skipif(not SPEC_GLOSSARY.exists(), reason="the team's glossary (shared/spec/glossary-ko.md) is not here")
+def test_each_term_of_the_check_is_the_team_glossarys_own():
+    rows = [line for line in SPEC_GLOSSARY.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
+    for term, word in glossary_terms():
+        assert any(term in row.split("|")[1].lower() and word in re.sub(r"\(.*?\)", "", row.split("|")[2])
+                   for row in rows), (term, word)
