@@ -373,7 +373,8 @@ def test_the_workload_line_and_score_labels_have_korean_words():
         assert wording.workload_line("Deployment default/web", 3) == \
             "Deployment default/web을(를) 위해 만든 파드(3개, 컨트롤러가 만드는 그대로)"
         assert wording.score_label("NodeAffinity") == "어피니티" and wording.score_label("DynamicResources") == "DRA"
-    assert wording.workload_line("Deployment default/web", 1).startswith("Pods made for Deployment default/web (1,")
+    with translation.override("en"):
+        assert wording.workload_line("Deployment default/web", 1).startswith("Pods made for Deployment default/web (1,")
 
 
 # --- compare's table of differences --------------------------------------------------------------------
