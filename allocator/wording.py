@@ -954,3 +954,47 @@ def with_api_text(answer: bytes, outcome) -> bytes:
         text["reasons"] = [r for r in text["reasons"] if (r["claim"], r["request"], r["pool"], r["device"]) in held]
     data["text"] = text
     return json.dumps(data, ensure_ascii=False).encode("utf-8")
+
+
+# --- the replay's step texts (panels.replay_data) ---------------------------------------------------------
+
+# What a refusal met at some moment of the search says, from its code alone: the replay's strings
+# hold a refusal's English text and its step holds its code, not its facts. A refusal the why table
+# also holds is said as the table says it (with its facts).
+_REFUSED_BY = {
+    **_WOULD_FAIL,
+    RowCode.NO_ROOM: gettext_noop("no room is left on it for the request"),
+    RowCode.IN_USE: gettext_noop("in use: another request or claim holds it at this point of the search"),
+    RowCode.SAME_CLAIM: gettext_noop("already picked for this claim"),
+    RowCode.GROUPS: gettext_noop("its compatibility groups do not fit the counter set's at this point"),
+    RowCode.COUNTER: gettext_noop("a counter of its counter set has too little left at this point"),
+    RowCode.CAPACITY: gettext_noop("its capacity has too little left at this point"),
+    RowCode.CONSTRAINT: gettext_noop("a constraint of the claim rules it out with the devices picked so far"),
+}
+
+
+def replay_strings(explanation) -> list:
+    """The replay's strings in the active language: a refusal the why table holds as the table says
+    it; another refusal from its code; names and the search's own words (the script's catalogue says
+    those) as they are."""
+    strings = explanation.trace.strings
+    if in_source_language():
+        return strings
+    said = {}
+    for row in explanation.rows():
+        if row.verdict == Verdict.REJECTED and row.reason not in said:
+            words = row_reason(row)
+            if words.lang is None:
+                said[row.reason] = words.text
+    out = [said.get(text, text) for text in strings]
+    for step in explanation.trace.steps:  # [kind, claim, request, pool, device, text, counters, code]
+        text, code = step[5], step[7]
+        if code is None or text is None or strings[text] in said:
+            continue
+        try:
+            sentence = _REFUSED_BY.get(RowCode(strings[code]))
+        except ValueError:
+            sentence = None
+        if sentence is not None:
+            out[text] = _(sentence)
+    return out

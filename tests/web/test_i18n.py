@@ -510,3 +510,25 @@ def test_each_term_of_the_check_is_the_team_glossarys_own():
     for term, word in glossary_terms():
         assert any(term in row.split("|")[1].lower() and word in re.sub(r"\(.*?\)", "", row.split("|")[2])
                    for row in rows), (term, word)
+
+
+def test_every_refusal_the_replay_of_a_gallery_example_shows_reads_in_korean():
+    """A refusal met at another moment of the search than the why table's (so with other facts) is
+    said from its code; none stays English."""
+    from allocator import panels
+
+    met = 0
+    for example in gallery.all_examples():
+        explanation = _run(example).explanation
+        if explanation is None or not explanation.trace.steps:
+            continue
+        with translation.override("ko"):
+            strings = panels.replay_data(explanation)["strings"]
+        english = explanation.trace.strings
+        for step in explanation.trace.steps:
+            if english[step[0]] == "reject":
+                met += 1
+                assert HANGUL.search(strings[step[5]]), (example.slug, english[step[5]])
+        with translation.override("en"):
+            assert panels.replay_data(explanation)["strings"] == english
+    assert met > 20
