@@ -610,6 +610,9 @@ def pod_note(pod, note: str) -> Words:
     return _kept(note)
 
 
+_ONE_FEASIBLE = gettext_noop("one feasible node: the scheduler takes it without scoring")
+
+
 def ranking_note(pod) -> Words:
     """The note under a pod's scores, its parts said again from the ranking when they are the ones the
     engine writes (a skipped plugin, a tie); otherwise the engine's English."""
@@ -619,6 +622,8 @@ def ranking_note(pod) -> Words:
     note = (ranking.note if ranking else "") or ""
     if in_source_language() or not note:
         return Words(note)
+    if note == _ONE_FEASIBLE:
+        return Words(_(_ONE_FEASIBLE))
     english, said = [], []
     if ranking.scores and not any(scoring.BALANCED in s.plugins for s in ranking.scores):
         english.append(f"{scoring.BALANCED} skips a pod that requests no CPU or memory")
@@ -895,15 +900,24 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
     """engine/report.py's readable report, in the active language."""
     lines: list[str] = []
     if outcome.pods is not None:
-        if str(outcome.outcome) == "invalid" and not outcome.pods:
+        kind = str(outcome.outcome)
+        if kind == "invalid" and not outcome.pods:
             lines = _outcome_line(outcome)
+        elif kind == "invalid":
+            lines = [_("Cannot schedule: %(message)s") % {"message": outcome.message}]
+        elif kind == "allocated":
+            scheduled = sum(1 for pod in outcome.pods if pod.outcome == "scheduled")
+            lines = [ngettext("Scheduled %(count)d pod.", "Scheduled %(count)d pods.", scheduled) % {"count": scheduled}
+                     if scheduled else _("No pod to schedule.")]
+        else:
+            lines = [_("Pending: %(message)s") % {"message": outcome.message}]
         for warning in outcome.warnings:
             lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
         for pod in outcome.pods:
             lines += [""] + _pod_report_lines(pod)
         for pod in outcome.pods:
             lines += _why_lines(pod.explanation, max_devices=max_devices, pod=pod.key)
-        return "\n".join(lines).lstrip("\n") + "\n"
+        return "\n".join(lines + _status_writer_lines(outcome.status_writers)) + "\n"
     lines = _outcome_line(outcome)
     for warning in outcome.warnings:
         lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
@@ -916,7 +930,33 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
                 "node": v.node, "state": state, "steps": v.steps})
     lines += _claim_lines(outcome.claims)
     lines += _why_lines(outcome.explanation, max_devices=max_devices)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _status_writer_lines(outcome.status_writers)) + "\n"
+
+
+def _status_writer_lines(data: dict | None) -> list[str]:
+    """The report's status what-if (statusauth.outcome.report_lines, in the active language)."""
+    if data is None:
+        return []
+    from allocator.engine.statusauth.whatif import GRANULAR_GATE
+
+    writers = {w["key"]: status_writer(w).text for w in data["writers"]}
+    title = (_("Who may write each claim's status:") if data["gates"][GRANULAR_GATE] else
+             _("Who may write each claim's status (%(gate)s off: the front door only):") % {"gate": GRANULAR_GATE})
+    lines = ["", title]
+    for claim in data["claims"]:
+        pinned = (_("pinned to node %(node)s") % {"node": claim["pinnedToNode"]} if claim["pinnedToNode"]
+                  else _("not pinned to one node"))
+        lines.append(f"  {claim['claim']} ({pinned}):")
+        for cell in claim["cells"]:
+            what = f"    {writers[cell['writer']]}, {cell['write']}: "
+            if cell["allowed"]:
+                lines.append(what + _("allowed"))
+            else:
+                lines.append(what + _("refused (%(status)s, %(failed)s)") % {
+                    "status": cell["status"], "failed": status_checks(cell["failed"])} + f": {cell['message']}")
+    if data.get("omittedClaims"):
+        lines.append("  " + _("… and %(count)d more allocated claims") % {"count": data["omittedClaims"]})
+    return lines
 
 
 def api_text(outcome) -> dict:

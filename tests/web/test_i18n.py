@@ -532,3 +532,20 @@ def test_every_refusal_the_replay_of_a_gallery_example_shows_reads_in_korean():
         with translation.override("en"):
             assert panels.replay_data(explanation)["strings"] == english
     assert met > 20
+
+
+def test_the_cli_report_in_korean_words_pods_and_the_status_writers(capsys):
+    from allocator import cli
+
+    examples = ROOT / "allocator" / "examples"
+    assert cli.main([str(examples / "pods.yaml"), "--lang", "ko"]) == 1
+    report = capsys.readouterr().out
+    assert "파드 ml/trainer-0: 노드 gpu-node-2에 스케줄링됨\n" in report
+    assert ("  0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 cannot allocate all claims.\n"
+            "  (노드 3개 중 파드를 배치할 수 있는 노드가 없어요. 노드 2개는 모든 클레임을 함께 할당할 수 없어요;") in report
+    assert "스코어링: 실행 가능한 노드가 하나뿐이에요." in report and "이유(파드 ml/trainer-1, 노드 gpu-node-1):" in report
+    assert cli.main([str(examples / "example-driver-rbac.yaml"), "--lang", "ko"]) == 0
+    report = capsys.readouterr().out
+    assert "각 클레임의 상태를 쓸 수 있는 주체:\n  default/local-gpu (노드 worker-1에 고정됨):" in report
+    assert "노드 worker-1의 dra-example-driver-kubeletplugin, devices:gpu.example.com: 허용됨" in report
+    assert '거부됨(422, arbitrary-node 검사): ResourceClaim.resource.k8s.io "local-gpu" is invalid' in report
