@@ -184,7 +184,7 @@ NOTE_KEYS = ("title", "feature", "summary", "look", "try")
 
 # --- Kubernetes' own messages: shown verbatim, with a gloss -------------------------------------------
 
-_NODES_AVAILABLE = re.compile(r"^0/(\d+) nodes are available")
+_NODES_AVAILABLE = re.compile(r"(?:^|: )0/(\d+) nodes are available")
 
 
 def gloss(message: str) -> str:
@@ -192,13 +192,14 @@ def gloss(message: str) -> str:
     (the message says it already) and for messages this layer does not know."""
     if in_source_language() or not message:
         return ""
-    found = _NODES_AVAILABLE.match(message)
+    found = _NODES_AVAILABLE.search(message)
     if found:
         total = int(found.group(1))
         if "Preemption is not helpful" in message:
             return _("Preemption would not help this pod either.")
-        return ngettext("None of the %(count)d node can take the pod.",
+        head = ngettext("None of the %(count)d node can take the pod.",
                         "None of the %(count)d nodes can take the pod.", total) % {"count": total}
+        return _nodes_available_gloss(head, message[found.end():])
     if message == "no nodes available to schedule pods":
         return _("The cluster has no node the pod could be placed on.")
     if "cannot allocate all claims" in message:
@@ -540,23 +541,21 @@ def node_verdict(pod, verdict) -> str:
 
 
 def pod_message_gloss(pod) -> str:
-    """The gloss beside a Pending pod's `0/N nodes are available: …`, counted from its node verdicts
-    the way the scheduler counts them (a node with several reasons counts once per reason)."""
-    message = pod.message or ""
-    if in_source_language() or not _NODES_AVAILABLE.match(message):
-        return ""
-    total = int(_NODES_AVAILABLE.match(message).group(1))
-    counts: dict[str, int] = {}
-    for verdict in pod.nodes or ():
-        if not verdict.fits:
-            for reason in verdict.reasons or ([verdict.reason] if verdict.reason else []):
-                counts[reason] = counts.get(reason, 0) + 1
-    head = gloss(message)
-    parts = [(n, filter_reason_gloss(reason)) for reason, n in sorted(counts.items(), key=lambda kv: kv[0])]
-    if not parts or not all(text for _n, text in parts) or sum(n for n, _t in parts) < total:
+    """The gloss beside a pod's message (the scheduler's `0/N nodes are available: …`)."""
+    return gloss(pod.message or "")
+
+
+def _nodes_available_gloss(head: str, histogram: str) -> str:
+    """`0/N nodes are available: 1 cannot allocate all claims, 2 node(s) had untolerated taint(s).`
+    glossed reason by reason, in the message's own order; just the head when a reason is not known."""
+    parts = [re.fullmatch(r"(\d+) (.+)", part) for part in histogram.lstrip(": ").rstrip(".").split(", ")]
+    if not parts or not all(parts):
         return head
-    said = "; ".join(ngettext("%(count)d node: %(reason)s", "%(count)d nodes: %(reason)s", n) % {
-        "count": n, "reason": text} for n, text in parts)
+    glossed = [(int(p.group(1)), filter_reason_gloss(p.group(2))) for p in parts]
+    if not all(text for _n, text in glossed):
+        return head
+    said = ". ".join(ngettext("%(count)d node: %(reason)s", "%(count)d nodes: %(reason)s", n) % {
+        "count": n, "reason": text} for n, text in glossed)  # Korean: one sentence per reason
     return _("%(sentence)s %(reasons)s.") % {"sentence": head, "reasons": said}
 
 

@@ -339,8 +339,8 @@ def test_a_pending_pods_scheduler_line_stays_verbatim_with_a_korean_gloss_counte
               "1 node(s) were unschedulable."
     assert str(escape(message)) in english and "gloss" not in english and not HANGUL.search(english)
     assert f'<span lang="en">{escape(message)}</span> <span class="gloss">— 노드 3개 중 파드를 배치할 수 있는 ' \
-           "노드가 없어요. 노드 1개는 모든 클레임을 함께 할당할 수 없어요; 노드 1개는 파드가 톨러레이션(toleration)으로 " \
-           "허용하지 않는 테인트(taint)가 있어요; 노드 1개는 스케줄링할 수 없는 노드로 표시돼 있어요.</span>" in body
+           "노드가 없어요. 노드 1개는 모든 클레임을 함께 할당할 수 없어요. 노드 1개는 파드가 톨러레이션(toleration)으로 " \
+           "허용하지 않는 테인트(taint)가 있어요. 노드 1개는 스케줄링할 수 없는 노드로 표시돼 있어요.</span>" in body
     # each node's reason: the scheduler's words, then what they mean
     assert '✘ 거부됨 <span lang="en">node(s) had untolerated taint(s)</span> <span class="gloss">— 파드가 ' in body
     assert "스케줄링됨 | " in body and "✔ 선택됨" in body
@@ -454,7 +454,7 @@ def test_the_api_adds_a_korean_text_object_with_lang_ko_and_keeps_its_english_ke
     text = korean.pop("text")
     assert korean == english and "text" not in english
     assert text["lang"] == "ko" and text["outcome"] == "할당할 수 없음"
-    assert text["messageGloss"] == "노드 1개 중 파드를 배치할 수 있는 노드가 없어요."
+    assert text["messageGloss"] == "노드 1개 중 파드를 배치할 수 있는 노드가 없어요. 노드 1개는 모든 클레임을 함께 할당할 수 없어요."
     assert HANGUL.search(text["headline"])
     reasons = {(r["claim"], r["device"]): r["reason"] for r in text["reasons"]}
     assert reasons[("default/training", "gpu-0-part-b")].startswith("집합 gpu-0의 카운터 memory")
@@ -542,7 +542,8 @@ def test_the_cli_report_in_korean_words_pods_and_the_status_writers(capsys):
     report = capsys.readouterr().out
     assert "파드 ml/trainer-0: 노드 gpu-node-2에 스케줄링됨\n" in report
     assert ("  0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 cannot allocate all claims.\n"
-            "  (노드 3개 중 파드를 배치할 수 있는 노드가 없어요. 노드 2개는 모든 클레임을 함께 할당할 수 없어요;") in report
+            "  (노드 3개 중 파드를 배치할 수 있는 노드가 없어요. 노드 1개는 파드가 톨러레이션(toleration)으로 허용하지 않는 "
+            "테인트(taint)가 있어요. 노드 2개는 모든 클레임을 함께 할당할 수 없어요.)\n") in report
     assert "스코어링: 실행 가능한 노드가 하나뿐이에요." in report and "이유(파드 ml/trainer-1, 노드 gpu-node-1):" in report
     assert cli.main([str(examples / "example-driver-rbac.yaml"), "--lang", "ko"]) == 0
     report = capsys.readouterr().out
