@@ -33,6 +33,8 @@ def add_arguments(parser) -> None:
                              f"({VERSIONS['allowedMinCompatibilityVersionRange']}; "
                              f"default: one minor before the emulated version)")
     parser.add_argument("-o", "--output", choices=["json", "yaml"], help="machine-readable output")
+    parser.add_argument("--lang", choices=["en", "ko"], default="en",
+                        help="the language of the readable report (-o json/yaml stay English)")
     parser.add_argument("--explain", action="store_true",
                         help="with -o json/yaml: include why each device was or was not chosen")
     parser.add_argument("--max-steps", type=int, default=None, help="search step budget per node")
@@ -119,6 +121,8 @@ def execute(options: dict) -> int:
         from allocator.engine.report import to_yaml
 
         text = to_yaml(outcome, with_explanation=explain)
+    elif (options.get("lang") or "en") != "en":
+        text = _report_in(options["lang"], outcome)
     else:
         from allocator.engine.report import human_report
 
@@ -126,6 +130,20 @@ def execute(options: dict) -> int:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.flush()
     return outcome.exit_code
+
+
+def _report_in(language: str, outcome) -> str:
+    """The readable report in another language: the wording layer's, with Django's catalogue (Django
+    is set up only for this)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+    import django
+    from django.utils import translation
+
+    django.setup()
+    from allocator import wording
+
+    with translation.override(language):
+        return wording.human_report(outcome)
 
 
 def run(options: dict):

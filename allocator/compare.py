@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from allocator import run_settings
 from allocator.engine.outcome import Outcome
@@ -70,12 +70,42 @@ def _read_side(side: dict, default_text: str | None) -> Variant:
 
 # ---- the differences ------------------------------------------------------------------------
 
+
+class Said(str):
+    """A cell of the table of differences: its English value (what tests, links and the JSON read)
+    together with its words in the page's language, made from the same data when the cell is made
+    (allocator.wording.difference_words); the template's `kept` filter shows the words."""
+
+    words: object
+
+    def __new__(cls, english: str, words=None):
+        cell = super().__new__(cls, english)
+        cell.words = words
+        return cell
+
+
 @dataclass
 class Difference:
     kind: str  # outcome, claim, devices, counter, row, pool, pod
     what: str
     a: str
     b: str
+    raw_a: object = field(default=None, repr=False, compare=False)  # the data each side's value is made from
+    raw_b: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        from allocator import wording  # the page's language, at the time the row is made
+
+        self.kind = Said(self.kind, wording.difference_kind(self.kind))
+        if self.kind == "outcome":
+            self.what = Said(self.what, wording.difference_kind("outcome"))
+        self.a = Said(self.a, wording.difference_value(self.kind, self.a, self.raw_a))
+        self.b = Said(self.b, wording.difference_value(self.kind, self.b, self.raw_b))
+
+
+def _difference(kind: str, what: str, a, b, text) -> Difference:
+    """A row of the table; `text` makes each side's English from its data."""
+    return Difference(kind, what, text(a), text(b), a, b)
 
 
 def _devices(outcome: Outcome) -> dict:
@@ -116,27 +146,30 @@ def differences(a: Outcome, b: Outcome) -> list[Difference]:
     """What differs between two results."""
     diffs = []
     if (a.outcome, a.node) != (b.outcome, b.node):
-        diffs.append(Difference("outcome", "outcome", _outcome_text(a), _outcome_text(b)))
+        diffs.append(_difference("outcome", "outcome", a, b, _outcome_text))
     for kind, read in (("pool", _pools), ("pod", _pods)):
         left, right = read(a), read(b)
         for key in sorted(left.keys() | right.keys()):
             if left.get(key) != right.get(key):
-                diffs.append(Difference(kind, key, left.get(key) or "absent", right.get(key) or "absent"))
+                diffs.append(_difference(kind, key, left.get(key), right.get(key), lambda v: v or ABSENT))
     left, right = _devices(a), _devices(b)
     for key in sorted(left.keys() | right.keys()):
-        da, db = left.get(key, "absent"), right.get(key, "absent")
+        da, db = left.get(key, ABSENT), right.get(key, ABSENT)
         if da == db:
             continue
-        if da is None or db is None or da == "absent" or db == "absent":
-            diffs.append(Difference("claim", key, _claim_text(da), _claim_text(db)))
+        if da is None or db is None or da == ABSENT or db == ABSENT:
+            diffs.append(_difference("claim", key, da, db, _claim_text))
         else:
-            diffs.append(Difference("devices", key, ", ".join(da), ", ".join(db)))
+            diffs.append(_difference("devices", key, da, db, ", ".join))
     for kind, read in (("counter", _counters), ("row", _rows)):
         left, right = read(a), read(b)
         for key in sorted(left.keys() | right.keys()):
             if left.get(key) != right.get(key):
-                diffs.append(Difference(kind, key, left.get(key) or "—", right.get(key) or "—"))
+                diffs.append(_difference(kind, key, left.get(key), right.get(key), lambda v: v or "—"))
     return diffs
+
+
+ABSENT = "absent"
 
 
 def _outcome_text(outcome: Outcome) -> str:
@@ -144,6 +177,6 @@ def _outcome_text(outcome: Outcome) -> str:
 
 
 def _claim_text(devices) -> str:
-    if devices == "absent":
-        return "absent"
+    if devices == ABSENT:
+        return ABSENT
     return "pending" if devices is None else "allocated: " + ", ".join(devices)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import yaml
 from django.utils.translation import gettext as _, gettext_noop
 
+from allocator import wording
 from allocator.engine.statusauth.outcome import run_status_writers
 from allocator.engine.statusauth.whatif import identity_writer
 
@@ -91,9 +92,9 @@ def _cell(data: dict) -> Cell:
     reasons = []
     for check in data["checks"]:
         if check["allowed"] and check.get("binding"):
-            reasons.append(f"{check['check']}: {check['reason']} — {check['role']}, {check['rule']}")
+            reasons.append(wording.status_allowance(check))
     fix = yaml.safe_dump(data["fix"], sort_keys=False).strip() if data.get("fix") else ""
-    return Cell(data["allowed"], data["status"], ", ".join(data["failed"]), data["message"], reasons, fix)
+    return Cell(data["allowed"], data["status"], wording.status_checks(data["failed"]), data["message"], reasons, fix)
 
 
 def build(outcome, scenario, run, identity: Identity | None = None) -> StatusWritersView | None:
@@ -114,7 +115,7 @@ def build(outcome, scenario, run, identity: Identity | None = None) -> StatusWri
     if grid is None:
         return None
     data = grid.as_dict()
-    labels = {w["key"]: w["label"] for w in data["writers"]}
+    labels = {w["key"]: str(wording.status_writer(w)) for w in data["writers"]}
     claims = []
     for claim in data["claims"]:
         writes = list(dict.fromkeys(c["write"] for c in claim["cells"]))

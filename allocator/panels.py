@@ -26,7 +26,6 @@ from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 from allocator.engine.scenario import Scenario
-from allocator.engine.vocabulary import Verdict
 from allocator.run_settings import RunSettings
 
 MAX_PER_POOL = 64  # why rows, tiles and chips per pool (8 GPUs with 7 partitions each fit)
@@ -357,19 +356,8 @@ def replay_data(explanation: Explanation) -> dict:
 
 
 def _replay_strings(explanation: Explanation) -> list:
-    """The trace's strings; on a page in another language, a refusal the why table also holds (the
-    same refusal, so the same English text) is said as the table says it. A refusal met only at
-    another moment of the search stays the engine's English."""
-    strings = explanation.trace.strings
-    if wording.in_source_language():
-        return strings
-    said = {}
-    for row in explanation.rows():
-        if row.verdict == Verdict.REJECTED and row.reason not in said:
-            words = wording.row_reason(row)
-            if words.lang is None:
-                said[row.reason] = words.text
-    return [said.get(text, text) for text in strings]
+    """The trace's strings in the page's language (the wording layer's replay_strings)."""
+    return wording.replay_strings(explanation)
 
 
 def _replay_panel(given: PanelInput) -> PanelView | None:

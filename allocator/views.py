@@ -86,7 +86,21 @@ def api_allocate(request):
         return response
     status = 400 if outcome.outcome == "invalid" else 200
     answer = answers.api_answer(outcome, question_bytes=len(body), explain=explain)  # bounded (allocator/answers.py)
+    if request.GET.get("lang", "en") != "en":  # `?lang=ko`: a `text` object beside the English keys (README "API")
+        answer = _with_text(answer, outcome, request.GET["lang"])
     return HttpResponse(answer, status=status, content_type="application/json")
+
+
+def _with_text(answer: bytes, outcome, language: str) -> bytes:
+    from django.conf import settings
+    from django.utils import translation
+
+    from allocator import wording
+
+    if language not in {code for code, _ in settings.LANGUAGES}:
+        return answer  # an unknown language adds nothing: the English answer, as without ?lang=
+    with translation.override(language):
+        return wording.with_api_text(answer, outcome)
 
 
 @require_GET

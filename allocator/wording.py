@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import html
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -37,15 +36,23 @@ def in_source_language() -> bool:
     return active() == SOURCE_LANGUAGE
 
 
-@dataclass(frozen=True)
-class Words:
-    """A piece of text and the language it is really in (None: the page's own)."""
+class Words(str):
+    """A piece of text and the language it is really in (None: the page's own). A `str`, so a caller
+    that reads it as text (a test, a join) gets the text itself."""
 
-    text: str
-    lang: str | None = None
+    lang: str | None
 
-    def __str__(self) -> str:
-        return self.text
+    def __new__(cls, text: str, lang: str | None = None):
+        words = super().__new__(cls, text)
+        words.lang = lang
+        return words
+
+    @property
+    def text(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Words({self.text!r}, lang={self.lang!r})"
 
     def __html__(self) -> str:
         """In a template: the text, escaped, inside a `lang` span when it is in another language."""
@@ -177,7 +184,7 @@ NOTE_KEYS = ("title", "feature", "summary", "look", "try")
 
 # --- Kubernetes' own messages: shown verbatim, with a gloss -------------------------------------------
 
-_NODES_AVAILABLE = re.compile(r"^0/(\d+) nodes are available")
+_NODES_AVAILABLE = re.compile(r"(?:^|: )0/(\d+) nodes are available")
 
 
 def gloss(message: str) -> str:
@@ -185,13 +192,16 @@ def gloss(message: str) -> str:
     (the message says it already) and for messages this layer does not know."""
     if in_source_language() or not message:
         return ""
-    found = _NODES_AVAILABLE.match(message)
+    found = _NODES_AVAILABLE.search(message)
     if found:
         total = int(found.group(1))
         if "Preemption is not helpful" in message:
             return _("Preemption would not help this pod either.")
-        return ngettext("None of the %(count)d node can take the pod.",
+        head = ngettext("None of the %(count)d node can take the pod.",
                         "None of the %(count)d nodes can take the pod.", total) % {"count": total}
+        return _nodes_available_gloss(head, message[found.end():])
+    if message == "no nodes available to schedule pods":
+        return _("The cluster has no node the pod could be placed on.")
     if "cannot allocate all claims" in message:
         return _("The claims cannot all be allocated together on this node.")
     if message.endswith("does not exist") and "device class" in message:
@@ -457,3 +467,573 @@ def headline(explanation) -> Words:
         return Words(str(sentence))
     text = _headline_text(sentence)
     return Words(text) if text is not None else _kept(str(sentence))
+
+
+# --- the Pods panel: the scheduler's lines kept, ours said again from the pod's data ----------------------
+#
+# What the scheduler prints (`0/3 nodes are available: …`, a node's filter reason such as
+# `node(s) had untolerated taint(s)` or `Insufficient cpu`) stays verbatim, marked `lang="en"`, with a
+# gloss made from the pod's node verdicts. The playground's own sentences are made again from the typed
+# data behind them; where that data does not hold a sentence's parts, the engine's English is shown,
+# marked `lang="en"`.
+
+_POD_OUTCOMES = {"scheduled": gettext_noop("scheduled"), "pending": "Pending",
+                 "invalid": gettext_noop("invalid input"), "bound": gettext_noop("bound")}
+
+
+def pod_outcome(outcome: str) -> Words:
+    """A pod's badge. `Pending` is a Kubernetes phase and stays English (glossary §1.13)."""
+    word = _POD_OUTCOMES.get(outcome)
+    if in_source_language() or word is None:
+        return Words(outcome)
+    return _kept(word) if word == "Pending" else Words(_(word))
+
+
+@functools.lru_cache(maxsize=None)
+def _filter_reasons():
+    from allocator.engine import cycle, nodefilter, noderesources, pods
+
+    return {
+        cycle.NO_SOLUTION: gettext_noop("the claims cannot all be allocated together"),
+        nodefilter.NODE_AFFINITY: gettext_noop("the pod's node affinity or node selector does not match"),
+        nodefilter.UNTOLERATED_TAINT: gettext_noop("a taint the pod does not tolerate"),
+        nodefilter.UNSCHEDULABLE: gettext_noop("marked unschedulable"),
+        nodefilter.NODE_NAME: gettext_noop("not the node the pod names"),
+        nodefilter.NOT_IN_PREFILTER_RESULT: gettext_noop("left out by NodeAffinity before filtering"),
+        nodefilter.AFFINITY_CONFLICT: gettext_noop("the pod's affinity terms conflict"),
+        noderesources.TOO_MANY_PODS: gettext_noop("it already runs as many pods as it may"),
+        pods.NOT_AVAILABLE: gettext_noop("an already allocated claim cannot be used there"),
+    }
+
+
+_INSUFFICIENT = "Insufficient "
+
+
+def filter_reason_gloss(reason: str) -> str:
+    """What one of the scheduler's per-node reasons means, in the active language ("" when unknown)."""
+    if in_source_language() or not reason:
+        return ""
+    if reason.startswith(_INSUFFICIENT):
+        return _("not enough %(resource)s free") % {"resource": reason[len(_INSUFFICIENT):]}
+    word = _filter_reasons().get(reason)
+    return _(word) if word else ""
+
+
+def node_reason(verdict) -> Words:
+    """A rejected node's reason: the scheduler's words, verbatim."""
+    return _kept(verdict.reason or "")
+
+
+def node_reason_gloss(verdict) -> str:
+    """The gloss beside a rejected node's reason: each of its reasons said in the active language."""
+    reasons = list(getattr(verdict, "reasons", None) or ([verdict.reason] if verdict.reason else []))
+    glosses = [filter_reason_gloss(r) for r in reasons]
+    return "" if not glosses or not all(glosses) else ", ".join(glosses)
+
+
+def node_verdict(pod, verdict) -> str:
+    """The verdict column of a pod's node table."""
+    if not verdict.fits:
+        return verdict_label(Verdict.REJECTED)
+    if pod.outcome == "scheduled" and verdict.node == pod.node:
+        return verdict_label(Verdict.CHOSEN)
+    return "✔ " + _("fits")
+
+
+def pod_message_gloss(pod) -> str:
+    """The gloss beside a pod's message (the scheduler's `0/N nodes are available: …`)."""
+    return gloss(pod.message or "")
+
+
+def _nodes_available_gloss(head: str, histogram: str) -> str:
+    """`0/N nodes are available: 1 cannot allocate all claims, 2 node(s) had untolerated taint(s).`
+    glossed reason by reason, in the message's own order; just the head when a reason is not known."""
+    parts = [re.fullmatch(r"(\d+) (.+)", part) for part in histogram.lstrip(": ").rstrip(".").split(", ")]
+    if not parts or not all(parts):
+        return head
+    glossed = [(int(p.group(1)), filter_reason_gloss(p.group(2))) for p in parts]
+    if not all(text for _n, text in glossed):
+        return head
+    said = ". ".join(ngettext("%(count)d node: %(reason)s", "%(count)d nodes: %(reason)s", n) % {
+        "count": n, "reason": text} for n, text in glossed)  # Korean: one sentence per reason
+    return _("%(sentence)s %(reasons)s.") % {"sentence": head, "reasons": said}
+
+
+def pod_message(pod) -> Words:
+    """A pod's message line: the scheduler's message verbatim; the playground's own words said again."""
+    message = pod.message or ""
+    if in_source_language():
+        return Words(message)
+    if pod.outcome == "bound" and pod.node and message == f"bound to node {pod.node} (spec.nodeName): not scheduled again":
+        return Words(_("bound to node %(node)s by spec.nodeName: the scheduler does not place it again") % {
+            "node": pod.node})
+    return _kept(message)
+
+
+def _joint_sentence(joint) -> str | None:
+    """The no-backtracking explanation (engine/backtrack.py) from its data: which assignment of the
+    pods to nodes would have fit them all, or that none exists (or none was found within the bound)."""
+    if joint.nodes:
+        placed = ", ".join(_("%(pod)s on %(node)s") % {"pod": key, "node": joint.nodes[key]} for key in joint.pods)
+        return ngettext(
+            "the scheduler places pods one at a time and never revisits a placement, so this order leaves a pod "
+            "Pending; yet %(placed)s would fit all of them (%(tried)d assignment tried)",
+            "the scheduler places pods one at a time and never revisits a placement, so this order leaves a pod "
+            "Pending; yet %(placed)s would fit all of them (%(tried)d assignments tried)",
+            joint.tried) % {"placed": placed, "tried": joint.tried}
+    if not joint.exhaustive:
+        return _("the scheduler places pods one at a time; no assignment of these %(count)d pods to nodes that fits "
+                 "them all was found within the search's bound (%(tried)d tried)") % {
+            "count": len(joint.pods), "tried": joint.tried}
+    return _("the scheduler places pods one at a time, but that is not why pods stay Pending here: no assignment "
+             "of these %(count)d pods to nodes fits them all (%(tried)d tried, every one)") % {
+        "count": len(joint.pods), "tried": joint.tried}
+
+
+# The engine's fixed notes on a pod (no parts): one catalogue entry each.
+POD_NOTES = (
+    gettext_noop("the scheduler does not try the pod until this is resolved (PreEnqueue)"),
+)
+_POD_NOTE_IDS = frozenset(POD_NOTES)
+
+
+def pod_note(pod, note: str) -> Words:
+    """One of a pod's notes in the active language."""
+    if in_source_language():
+        return Words(note)
+    joint = getattr(pod, "joint", None)
+    if joint is not None and note == joint.message:
+        return Words(_joint_sentence(joint))
+    if note in _POD_NOTE_IDS:
+        return Words(_(note))
+    return _kept(note)
+
+
+_ONE_FEASIBLE = gettext_noop("one feasible node: the scheduler takes it without scoring")
+
+
+def ranking_note(pod) -> Words:
+    """The note under a pod's scores, its parts said again from the ranking when they are the ones the
+    engine writes (a skipped plugin, a tie); otherwise the engine's English."""
+    from allocator.engine import scoring
+
+    ranking = pod.ranking
+    note = (ranking.note if ranking else "") or ""
+    if in_source_language() or not note:
+        return Words(note)
+    if note == _ONE_FEASIBLE:
+        return Words(_(_ONE_FEASIBLE))
+    english, said = [], []
+    if ranking.scores and not any(scoring.BALANCED in s.plugins for s in ranking.scores):
+        english.append(f"{scoring.BALANCED} skips a pod that requests no CPU or memory")
+        said.append(_("%(plugin)s skips a pod that requests no CPU or memory") % {"plugin": scoring.BALANCED})
+    if len(ranking.tied) > 1:
+        tied = ranking.tied
+        english.append(f"{len(tied)} nodes share the best score ({', '.join(tied)}): the scheduler picks one "
+                       f"of them at random; the playground shows {tied[0]}, the first by name")
+        said.append(_("%(count)d nodes share the best score (%(nodes)s): the scheduler picks one of them at random; "
+                      "the playground shows %(first)s, the first by name") % {
+            "count": len(tied), "nodes": ", ".join(tied), "first": tied[0]})
+    return Words("; ".join(said)) if "; ".join(english) == note else _kept(note)
+
+
+def workload_line(workload: str, count: int) -> str:
+    """The heading over the pods a workload's controller made."""
+    return ngettext("Pods made for %(workload)s (%(count)d, as its controller would create it)",
+                    "Pods made for %(workload)s (%(count)d, as its controller would create them)", count) % {
+        "workload": workload, "count": count}
+
+
+def score_label(plugin: str) -> str:
+    """A scoring plugin's short label in the score column."""
+    word = _SCORE_LABELS.get(plugin)
+    return _(word) if word else plugin
+
+
+_SCORE_LABELS = {
+    "TaintToleration": gettext_noop("taints"), "NodeAffinity": gettext_noop("affinity"),
+    "NodeResourcesFit": gettext_noop("least allocated"), "NodeResourcesBalancedAllocation": gettext_noop("balanced"),
+    "ImageLocality": gettext_noop("images"), "DynamicResources": "DRA",
+}
+
+
+# --- compare: the table of differences (allocator/compare.py) -----------------------------------------
+
+_DIFFERENCE_KINDS = {"outcome": gettext_noop("outcome"), "claim": gettext_noop("claim"),
+                     "devices": gettext_noop("devices"), "counter": gettext_noop("counter"),
+                     "row": gettext_noop("why row"), "pool": gettext_noop("pool"), "pod": gettext_noop("pod")}
+
+_CODE_WORDS = {
+    RowCode.SELECTOR: gettext_noop("selector"), RowCode.BINDING_GATE: gettext_noop("binding conditions gate"),
+    RowCode.DEVICE_NODE: gettext_noop("device's node selection"),
+    RowCode.NODE_OPS_GATE: gettext_noop("optional node operations gate"),
+    RowCode.NODE_OPS_UNDECLARED: gettext_noop("feature the node does not declare"),
+    RowCode.PARTITIONABLE_GATE: gettext_noop("partitionable devices gate"), RowCode.TAINT: gettext_noop("taint"),
+    RowCode.CAPACITY_MISSING: gettext_noop("capacity missing"), RowCode.POLICY: "requestPolicy",
+    RowCode.NO_ROOM: gettext_noop("no room"), RowCode.IN_USE: gettext_noop("in use"),
+    RowCode.SAME_CLAIM: gettext_noop("same claim"), RowCode.GROUPS: gettext_noop("compatibility groups"),
+    RowCode.COUNTER: gettext_noop("counter"), RowCode.CAPACITY: gettext_noop("capacity"),
+    RowCode.CONSTRAINT: gettext_noop("constraint"), RowCode.GIVEN_UP: gettext_noop("given up"),
+    RowCode.BACKTRACKED: gettext_noop("backtracked"),
+}
+_OUTCOME_WORDS = {"allocated": gettext_noop("allocated"), "unsatisfiable": gettext_noop("cannot allocate"),
+                  "invalid": gettext_noop("invalid input")}
+
+
+def difference_kind(kind: str) -> Words:
+    word = _DIFFERENCE_KINDS.get(kind)
+    return Words(kind) if in_source_language() or word is None else Words(_(word))
+
+
+def row_code_word(value: str) -> Words:
+    """A why row's code or verdict as one word (the compare table's `row` cells)."""
+    if value in {v.value for v in Verdict}:
+        return Words(verdict_word(Verdict(value)))
+    try:
+        word = _CODE_WORDS.get(RowCode(value))
+    except ValueError:
+        word = None
+    if word is None:
+        return _kept(value)
+    return Words(_(word)) if word != "requestPolicy" else _kept(word)
+
+
+def difference_value(kind: str, english: str, raw) -> Words:
+    """One side of a row of the table of differences, in the active language, from its data: the
+    English is the same data said by allocator/compare.py (and is what shows on an English page)."""
+    if in_source_language():
+        return Words(english)
+    absent = Words(_("absent"))
+    if kind == "outcome" and raw is not None:
+        if raw.node:
+            return Words(_("%(outcome)s on %(node)s") % {"outcome": _(_OUTCOME_WORDS.get(str(raw.outcome), raw.outcome)),
+                                                        "node": raw.node})
+        return Words(_(_OUTCOME_WORDS[str(raw.outcome)])) if str(raw.outcome) in _OUTCOME_WORDS else _kept(english)
+    if raw is None and kind in ("pool", "pod"):
+        return absent
+    if kind == "pool":
+        return Words(pool_state(raw))
+    if kind == "pod":
+        return pod_outcome(raw) if raw in _POD_OUTCOMES else Words(raw)
+    if kind == "claim":
+        if raw == "absent":
+            return absent
+        if raw is None:
+            return Words(claim_state("pending"))
+        return Words(_("allocated: %(devices)s") % {"devices": ", ".join(raw)})
+    if kind == "row" and raw is not None:
+        return row_code_word(raw)
+    return Words(english)
+
+
+# --- who may write a claim's status (engine/statusauth): our words; RBAC's and the apiserver's kept ---------
+
+_STATUS_CHECKS = {"front door": gettext_noop("front door"), "binding": gettext_noop("binding check"),
+                  "associated node": gettext_noop("associated-node check"),
+                  "arbitrary node": gettext_noop("arbitrary-node check")}
+_SA_USER = "system:serviceaccount:"
+
+
+def status_check(name: str) -> str:
+    """One of the apiserver's checks of a status write (statusauth.whatif: front door, binding, …)."""
+    word = _STATUS_CHECKS.get(name)
+    return name if in_source_language() or word is None else _(word)
+
+
+def status_checks(names) -> str:
+    return ", ".join(status_check(n) for n in names)
+
+
+def status_allowance(check: dict) -> Words:
+    """Why a check let a write through: the binding, the role and the rule that grant it (the panel's
+    English is "check: RBAC's reason — role, rule", RBAC's reason verbatim)."""
+    english = f"{check['check']}: {check['reason']} — {check['role']}, {check['rule']}"
+    if in_source_language():
+        return Words(english)
+    # Marked with the page's language: the panel shows these lines inside an English paragraph.
+    return Words(_("%(check)s: %(binding)s grants %(role)s, whose %(rule)s allows it") % {
+        "check": status_check(check["check"]), "binding": check["binding"], "role": check["role"],
+        "rule": check["rule"]}, active())
+
+
+def status_writer(writer: dict) -> Words:
+    """A writer's row label, made again from the writer's data (statusauth.whatif.Writer); the
+    engine's English label where the data does not rebuild it."""
+    label = writer["label"]
+    if in_source_language():
+        return Words(label)
+    node, user = writer.get("node"), (writer.get("user") or {}).get("name") or ""
+    verb = {"update": "PUT", "patch": "PATCH"}.get(writer.get("verb"), "")
+    key = writer["key"]
+    if key == "identity":
+        if user.startswith(_SA_USER):
+            who_en = "service account " + user[len(_SA_USER):].replace(":", "/", 1)
+            who = _("service account %(name)s") % {"name": user[len(_SA_USER):].replace(":", "/", 1)}
+        else:
+            who_en, who = f"user {user}", _("user %(name)s") % {"name": user}
+        if label != who_en + (f" on {node}" if node else "") + f" ({verb})":
+            return _kept(label)
+        if node:
+            who = _("%(writer)s on node %(node)s") % {"writer": who, "node": node}
+        return Words(f"{who} ({verb})")
+    if key.startswith("plugin:") and node:
+        workload = key[len("plugin:"):].rpartition("@")[0]
+        name = workload.rpartition("/")[2]
+        if label == f"{name} on {node}":
+            return Words(_("%(writer)s on node %(node)s") % {"writer": name, "node": node})
+        drivers = writer.get("drivers") or []
+        if len(drivers) == 1 and label == f"{drivers[0]} plugin ({workload}) on {node}":
+            return Words(_("%(driver)s plugin (%(account)s) on node %(node)s") % {
+                "driver": drivers[0], "account": workload, "node": node})
+    return _kept(label)
+
+
+# --- the CLI's readable report (`manage.py allocate --lang ko`) and the API's `?lang=` text ---------------
+#
+# The report has the shape of engine/report.py's English one, line for line; Kubernetes' messages, the
+# apiserver's validation errors and names stay as they are. JSON and YAML output never change language.
+
+_MARKS = {Verdict.CHOSEN: "+", Verdict.TRIED: "~", Verdict.REJECTED: "-"}
+
+
+def _outcome_line(outcome) -> list[str]:
+    kind = str(outcome.outcome)
+    if kind == "allocated":
+        return [_("Allocated on node %(node)s.") % {"node": outcome.node}]
+    if kind == "invalid":
+        return [_("Invalid input:")] + [f"  - {p.render()}" for p in outcome.problems]
+    said = gloss(outcome.message or "")
+    return [_("Cannot allocate: %(message)s") % {"message": outcome.message}] + ([f"  ({said})"] if said else [])
+
+
+def _why_lines(explanation, *, max_devices: int, pod: str = "") -> list[str]:
+    if not explanation:
+        return []
+    title = (_("Why (pod %(pod)s, node %(node)s):") % {"pod": pod, "node": explanation.node} if pod else
+             _("Why (node %(node)s):") % {"node": explanation.node})
+    lines = ["", title]
+    if explanation.headline:
+        lines.append(f"  {headline(explanation).text}")
+    if explanation.blocked_at:
+        lines.append("  " + _("the search got no further than claim %(claim)s, request %(request)s") % {
+            "claim": explanation.blocked_at.claim, "request": explanation.blocked_at.request})
+    if explanation.approximate:
+        lines.append("  " + _("note: %(note)s") % {"note": explanation.approximate})
+    for pool in explanation.pools:
+        if not pool.usable:
+            lines.append("  " + _("pool %(pool)s is %(state)s") % {"pool": pool.pool, "state": pool_state(pool.state)}
+                         + (f": {pool.reason}" if pool.reason else ""))
+    for claim, request in explanation.requests():
+        lines.append("  " + ngettext("%(claim)s request %(request)s (class %(class)s, %(count)d device):",
+                                     "%(claim)s request %(request)s (class %(class)s, %(count)d devices):",
+                                     request.count) % {
+            "claim": claim.claim, "request": request.request, "class": request.device_class_name,
+            "count": request.count})
+        shown = [c for c in request.candidates if c.picked]
+        others = [c for c in request.candidates if not c.picked]
+        listed = {id(c) for c in shown + others[:max(max_devices - len(shown), 0)]}
+        for row in request.candidates:
+            if id(row) in listed:
+                lines.append(f"    {_MARKS.get(row.verdict, '.')} {row.pool}/{row.device}: {row_reason(row).text}")
+        rest = [c for c in request.candidates if id(c) not in listed]
+        if rest:
+            lines.append("    " + _("… and %(count)d more; -o json --explain lists every device") % {"count": len(rest)})
+        if not request.candidates:
+            lines.append("    " + _("(no devices in usable pools on this node)"))
+    for cs in explanation.counter_sets:
+        usage = ", ".join(_("%(counter)s %(free)s free of %(total)s") % {
+            "counter": c.counter, "free": c.free, "total": c.total} for c in cs.counters)
+        lines.append("  " + _("counter set %(set)s: %(usage)s") % {"set": f"{cs.pool}/{cs.counter_set}", "usage": usage})
+    return lines
+
+
+def _claim_lines(claims) -> list[str]:
+    lines = []
+    for claim in claims:
+        meta = claim["metadata"]
+        allocation = (claim.get("status") or {}).get("allocation")
+        lines += ["", _("Claim %(claim)s:") % {"claim": f"{meta['namespace']}/{meta['name']}"}]
+        if not allocation:
+            lines.append("  " + _("not allocated"))
+            continue
+        for r in allocation["devices"]["results"]:
+            lines.append(f"  {r['request']}: {r['driver']}/{r['pool']}/{r['device']}")
+    return lines
+
+
+def _pod_report_lines(pod) -> list[str]:
+    outcome = pod_outcome(pod.outcome).text
+    head = _("Pod %(pod)s: %(outcome)s") % {"pod": pod.key, "outcome": outcome}
+    if pod.outcome == "scheduled":
+        head = _("Pod %(pod)s: scheduled on node %(node)s") % {"pod": pod.key, "node": pod.node}
+    lines = [head]
+    if pod.message:
+        lines.append("  " + pod_message(pod).text)
+        said = pod_message_gloss(pod) or gloss(pod.message)
+        if said:
+            lines.append(f"  ({said})")
+    for claim in pod.claims:
+        name = f"{claim.namespace}/{claim.name}" if claim.name else "—"
+        lines.append("  " + _("claim %(claim)s (%(name)s):") % {"claim": claim.pod_claim_name, "name": name})
+        if not claim.allocation:
+            lines.append("    " + _("not allocated"))
+            continue
+        for r in claim.allocation["devices"]["results"]:
+            lines.append(f"    {r['request']}: {r['driver']}/{r['pool']}/{r['device']}")
+    if pod.nodes:
+        lines.append("  " + _("nodes:"))
+        for verdict in pod.nodes:
+            if verdict.fits:
+                lines.append(f"    {verdict.node}: {node_verdict(pod, verdict)}")
+            else:
+                said = node_reason_gloss(verdict)
+                lines.append(f"    {verdict.node}: {verdict.reason}" + (f" ({said})" if said else ""))
+    if pod.ranking is not None and pod.ranking.note:
+        lines.append("  " + _("scoring: %(note)s") % {"note": ranking_note(pod).text})
+    for note in pod.notes:
+        lines.append("  " + _("note: %(note)s") % {"note": pod_note(pod, note).text})
+    return lines
+
+
+def human_report(outcome, *, max_devices: int = 16) -> str:
+    """engine/report.py's readable report, in the active language."""
+    lines: list[str] = []
+    if outcome.pods is not None:
+        kind = str(outcome.outcome)
+        if kind == "invalid" and not outcome.pods:
+            lines = _outcome_line(outcome)
+        elif kind == "invalid":
+            lines = [_("Cannot schedule: %(message)s") % {"message": outcome.message}]
+        elif kind == "allocated":
+            scheduled = sum(1 for pod in outcome.pods if pod.outcome == "scheduled")
+            lines = [ngettext("Scheduled %(count)d pod.", "Scheduled %(count)d pods.", scheduled) % {"count": scheduled}
+                     if scheduled else _("No pod to schedule.")]
+        else:
+            lines = [_("Pending: %(message)s") % {"message": outcome.message}]
+        for warning in outcome.warnings:
+            lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
+        for pod in outcome.pods:
+            lines += [""] + _pod_report_lines(pod)
+        for pod in outcome.pods:
+            lines += _why_lines(pod.explanation, max_devices=max_devices, pod=pod.key)
+        return "\n".join(lines + _status_writer_lines(outcome.status_writers)) + "\n"
+    lines = _outcome_line(outcome)
+    for warning in outcome.warnings:
+        lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
+    if len(outcome.verdicts) > 1 or (outcome.verdicts and not outcome.verdicts[0].fits):
+        lines += ["", _("Nodes tried:")]
+        for v in outcome.verdicts:
+            state = _("fits") if v.fits else v.message
+            lines.append("  " + ngettext("%(node)s: %(state)s (%(steps)d search step)",
+                                         "%(node)s: %(state)s (%(steps)d search steps)", v.steps) % {
+                "node": v.node, "state": state, "steps": v.steps})
+    lines += _claim_lines(outcome.claims)
+    lines += _why_lines(outcome.explanation, max_devices=max_devices)
+    return "\n".join(lines + _status_writer_lines(outcome.status_writers)) + "\n"
+
+
+def _status_writer_lines(data: dict | None) -> list[str]:
+    """The report's status what-if (statusauth.outcome.report_lines, in the active language)."""
+    if data is None:
+        return []
+    from allocator.engine.statusauth.whatif import GRANULAR_GATE
+
+    writers = {w["key"]: status_writer(w).text for w in data["writers"]}
+    title = (_("Who may write each claim's status:") if data["gates"][GRANULAR_GATE] else
+             _("Who may write each claim's status (%(gate)s off: the front door only):") % {"gate": GRANULAR_GATE})
+    lines = ["", title]
+    for claim in data["claims"]:
+        pinned = (_("pinned to node %(node)s") % {"node": claim["pinnedToNode"]} if claim["pinnedToNode"]
+                  else _("not pinned to one node"))
+        lines.append(f"  {claim['claim']} ({pinned}):")
+        for cell in claim["cells"]:
+            what = f"    {writers[cell['writer']]}, {cell['write']}: "
+            if cell["allowed"]:
+                lines.append(what + _("allowed"))
+            else:
+                lines.append(what + _("refused (%(status)s, %(failed)s)") % {
+                    "status": cell["status"], "failed": status_checks(cell["failed"])} + f": {cell['message']}")
+    if data.get("omittedClaims"):
+        lines.append("  " + _("… and %(count)d more allocated claims") % {"count": data["omittedClaims"]})
+    return lines
+
+
+def api_text(outcome) -> dict:
+    """The `text` object `?lang=` adds to the API's answer: the answer's sentences in the active
+    language, each beside the key it says again (the English keys never change)."""
+    text: dict = {"lang": active(), "outcome": _(_OUTCOME_WORDS.get(str(outcome.outcome), str(outcome.outcome))),
+                  "messageGloss": gloss(outcome.message or "") or None}
+    explanation = outcome.explanation
+    if explanation is not None:
+        text["headline"] = headline(explanation).text if explanation.headline else None
+        text["reasons"] = [{"claim": claim.claim, "request": request.request, "pool": row.pool, "device": row.device,
+                            "reason": row_reason(row).text}
+                           for claim, request in explanation.requests() for row in request.candidates]
+    if outcome.pods is not None:
+        text["pods"] = [{"pod": pod.key, "outcome": pod_outcome(pod.outcome).text,
+                         "message": pod_message(pod).text if pod.message else None,
+                         "messageGloss": (pod_message_gloss(pod) or gloss(pod.message or "")) or None,
+                         "notes": [pod_note(pod, n).text for n in pod.notes],
+                         "headline": headline(pod.explanation).text if pod.explanation and pod.explanation.headline
+                         else None}
+                        for pod in outcome.pods]
+    return text
+
+
+def with_api_text(answer: bytes, outcome) -> bytes:
+    """The API's answer with its `text` object; reasons only for the rows the (bounded) answer holds."""
+    import json
+
+    data = json.loads(answer)
+    text = api_text(outcome)
+    if "reasons" in text:
+        held = {(c.get("claim"), r.get("request"), row.get("pool"), row.get("device"))
+                for c in ((data.get("explanation") or {}).get("claims") or ())
+                for r in c.get("requests") or () for row in r.get("candidates") or ()}
+        text["reasons"] = [r for r in text["reasons"] if (r["claim"], r["request"], r["pool"], r["device"]) in held]
+    data["text"] = text
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
+
+
+# --- the replay's step texts (panels.replay_data) ---------------------------------------------------------
+
+# What a refusal met at some moment of the search says, from its code alone: the replay's strings
+# hold a refusal's English text and its step holds its code, not its facts. A refusal the why table
+# also holds is said as the table says it (with its facts).
+_REFUSED_BY = {
+    **_WOULD_FAIL,
+    RowCode.NO_ROOM: gettext_noop("no room is left on it for the request"),
+    RowCode.IN_USE: gettext_noop("in use: another request or claim holds it at this point of the search"),
+    RowCode.SAME_CLAIM: gettext_noop("already picked for this claim"),
+    RowCode.GROUPS: gettext_noop("its compatibility groups do not fit the counter set's at this point"),
+    RowCode.COUNTER: gettext_noop("a counter of its counter set has too little left at this point"),
+    RowCode.CAPACITY: gettext_noop("its capacity has too little left at this point"),
+    RowCode.CONSTRAINT: gettext_noop("a constraint of the claim rules it out with the devices picked so far"),
+}
+
+
+def replay_strings(explanation) -> list:
+    """The replay's strings in the active language: a refusal the why table holds as the table says
+    it; another refusal from its code; names and the search's own words (the script's catalogue says
+    those) as they are."""
+    strings = explanation.trace.strings
+    if in_source_language():
+        return strings
+    said = {}
+    for row in explanation.rows():
+        if row.verdict == Verdict.REJECTED and row.reason not in said:
+            words = row_reason(row)
+            if words.lang is None:
+                said[row.reason] = words.text
+    out = [said.get(text, text) for text in strings]
+    for step in explanation.trace.steps:  # [kind, claim, request, pool, device, text, counters, code]
+        text, code = step[5], step[7]
+        if code is None or text is None or strings[text] in said:
+            continue
+        try:
+            sentence = _REFUSED_BY.get(RowCode(strings[code]))
+        except ValueError:
+            sentence = None
+        if sentence is not None:
+            out[text] = _(sentence)
+    return out

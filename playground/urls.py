@@ -8,3 +8,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),
 ]
+
+# A server error shows templates/500.html in the page's language, never a traceback (DEBUG is off outside development).
+handler500 = "allocator.views_errors.server_error"

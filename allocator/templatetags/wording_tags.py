@@ -66,5 +66,70 @@ def headline(explanation):
 def kept(text):
     """Text that stays in English (a Kubernetes message, an engine sentence not yet worded), marked
     `lang="en"` on a page in another language so a screen reader reads it with an English voice."""
+    said = getattr(text, "words", None)  # a value that carries its own words (compare.Said)
+    if isinstance(said, wording.Words):
+        return words_html(said)
+    if isinstance(text, wording.Words):
+        return words_html(text)
     text = text if hasattr(text, "__html__") else str(text)  # safe HTML (a lesson's Markdown) stays safe
     return words_html(wording.Words(text, None if wording.in_source_language() else wording.SOURCE_LANGUAGE))
+
+
+# --- the Pods panel (allocator.wording's Pods section) ---------------------------------------------------
+
+
+def _glossed(words: wording.Words, text: str):
+    """Kubernetes' words verbatim, then the gloss in the page's language (nothing in English)."""
+    if not text:
+        return words_html(words)
+    return format_html('{} <span class="gloss">— {}</span>', words_html(words), text)
+
+
+@register.filter
+def pod_outcome(outcome: str):
+    """`{{ pod.outcome|pod_outcome }}`: the pod's badge."""
+    return words_html(wording.pod_outcome(outcome))
+
+
+@register.filter
+def pod_message(pod):
+    """`{{ pod|pod_message }}`: the pod's message line; the scheduler's `0/N nodes are available: …`
+    verbatim with its gloss, the playground's own sentences in the page's language."""
+    words = wording.pod_message(pod)
+    return _glossed(words, wording.pod_message_gloss(pod) or (wording.gloss(pod.message or "") if words.lang else ""))
+
+
+@register.filter
+def node_reason(verdict):
+    """`{{ n|node_reason }}`: a rejected node's filter reason, verbatim, with its gloss."""
+    return _glossed(wording.node_reason(verdict), wording.node_reason_gloss(verdict))
+
+
+@register.simple_tag
+def node_verdict(pod, verdict) -> str:
+    """`{% node_verdict pod n %}`: ✔ chosen, ✔ fits or ✘ rejected."""
+    return wording.node_verdict(pod, verdict)
+
+
+@register.simple_tag
+def pod_note(pod, note):
+    """`{% pod_note pod note %}`: one of the pod's notes (the no-backtracking explanation among them)."""
+    return words_html(wording.pod_note(pod, note))
+
+
+@register.filter
+def ranking_note(pod):
+    """`{{ pod|ranking_note }}`: the note under the pod's scores."""
+    return words_html(wording.ranking_note(pod))
+
+
+@register.simple_tag
+def workload_line(workload, count) -> str:
+    """`{% workload_line group.grouper group.list|length %}`: the heading over a workload's pods."""
+    return wording.workload_line(workload, int(count))
+
+
+@register.filter
+def score_label(plugin: str) -> str:
+    """`{{ p.plugin|score_label }}`: a scoring plugin's short label."""
+    return wording.score_label(plugin)

@@ -27,10 +27,21 @@ PAGES = {
     "example": "/?example=partitionable-devices",
     "compare": "/compare",
     "workshops": "/workshops/",
-    # Lesson 3 ("Why is my claim pending?"): the Why panel around a lesson. Lesson 2 (pods) is not
-    # checked yet: the Pods panel and the scheduler's lines are still English (issue 23, open).
+    # Lesson 3 ("Why is my claim pending?"): the Why panel around a lesson.
     "lesson": "/workshops/dra-in-90-minutes/3",
+    # Lesson 2 (pods and claim templates): a cluster dump's pods, one of them Pending.
+    "pods-lesson": "/workshops/dra-in-90-minutes/2",
 }
+# Parts of a page this test does not read yet, each with the reason. The Pods panel's own chrome (its
+# title, column heads, "requests:", "claim …") is its template's text, and the template calls the wording
+# layer's filters for the pod's lines (`pod_message`, `node_reason`, `pod_note`, … in wording_tags) only
+# once it is rebuilt this round; the Why inside the panel is read (below).
+NOT_READ = {"pods-lesson": "#panel-pods"}
+MARK_NOT_READ = """(selector) => {
+  for (const panel of document.querySelectorAll(selector))
+    for (const el of panel.querySelectorAll('*'))
+      if (!el.closest('.pod-why') && !el.querySelector('.pod-why')) el.setAttribute('data-not-read', '');
+}"""
 SIZES = {"1440x900": (1440, 900), "390x844": (390, 844)}
 
 # Words that stay English everywhere: Kubernetes' vocabulary and the scenario's names.
@@ -50,7 +61,7 @@ ALLOWED = [
 
 VISIBLE_TEXT = """() => {
   const out = [];
-  const skip = (el) => el.closest('[lang="en"], code, pre, kbd, script, style, textarea, .cm-editor, .lesson-text, [hidden], template');
+  const skip = (el) => el.closest('[lang="en"], code, pre, kbd, script, style, textarea, .cm-editor, .lesson-text, [hidden], template, [data-not-read]');
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
@@ -111,8 +122,12 @@ def test_the_pages_in_korean_show_no_english_interface_text(korean, size):
     for name, url in PAGES.items():
         page.goto(url)
         expect(page.locator("html")).to_have_attribute("lang", "ko")
-        if name in ("playground", "example", "lesson"):
+        if name in ("playground", "example", "lesson", "pods-lesson"):
             expect(page.locator("#results .outcome h2")).to_be_visible()
+        if name in NOT_READ:
+            page.evaluate(MARK_NOT_READ, NOT_READ[name])
+        if name == "pods-lesson":  # the Pending pod's Why, in Korean
+            expect(page.locator("#panel-pods .pod-why .headline").first).to_contain_text("필요해요")
         scenario = page.evaluate("() => [...document.querySelectorAll('textarea')].map(t => t.value).join('\\n')")
         left = english_left(page.evaluate(VISIBLE_TEXT), scenario)
         assert left == [], f"{name}: {left}"
