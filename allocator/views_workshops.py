@@ -80,7 +80,9 @@ def _shared(share_id: str) -> Source:
 
 @require_safe
 def workshop_list(request):
-    workshops = [(slug, w, reverse("workshop-overview", args=[slug])) for slug, w in library.shipped().items()]
+    language = _language(request)
+    workshops = [(slug, library.get(slug, language) or w, reverse("workshop-overview", args=[slug]))
+                 for slug, w in library.shipped().items()]
     return render(request, "workshops/list.html", {"workshops": workshops})
 
 
@@ -110,10 +112,14 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
     if lesson.compare is not None:  # the lesson opens in compare mode: its two variants side by side
         compare_url = reverse("compare") + "?c=" + comparing.encode(lesson.start, lesson.compare)
         comparison = _comparison(request, lesson.start, lesson.compare)
+    room = rooms.room_of(request, kind=source.kind, ident=source.ident)
     extra = {
         "source": source,
         "workshop": source.workshop,
         "lesson": lesson,
+        "lesson_lang": lesson.language,
+        "room": room,
+        "room_url": reverse("room", args=[room.id]) if room is not None else "",
         "lesson_text": markdown.render(lesson.text),
         "lesson_task": markdown.render_inline(lesson.task),
         "hints_html": [markdown.render_inline(h) for h in lesson.hints],
@@ -180,7 +186,7 @@ def _check(request, source: Source, number: int):
         return render(request, "workshops/lesson.html#check-result", {
             "check_results": results, "all_passed": all(r.ok for r in results),
             "next_url": source.lesson_url(number + 1) if number < len(source.workshop.lessons) else "",
-            "step": number,
+            "step": number, "lesson_lang": lesson.language,
         })
     return _lesson_page(request, source, number, variant=variant, results=results)
 
