@@ -18,8 +18,13 @@ from .test_korean import english_left  # noqa: E402  (its allow-list, reviewed t
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# One lesson per part of the workshop, and the one whose checks quote the Why headline.
-LESSONS = {1: "첫 번째 클레임", 3: "내 클레임은 왜 보류 중일까요?", 8: "파티셔너블 디바이스와 카운터 집합"}
+# One lesson per part of the first workshop (3: its checks quote the Why headline), one of the second.
+LESSONS = {
+    ("dra-in-90-minutes", 1): "첫 번째 클레임",
+    ("dra-in-90-minutes", 3): "내 클레임은 왜 보류 중일까요?",
+    ("dra-in-90-minutes", 8): "파티셔너블 디바이스와 카운터 집합",
+    ("dra-newer-features", 3): "소비 가능 용량: 디바이스 하나, 클레임 여러 개",
+}
 
 LESSON_TEXT = """() => {
   const out = [];
@@ -50,12 +55,12 @@ def korean_page(browser: Browser, base_url: str):
     context.close()
 
 
-@pytest.mark.parametrize("number", LESSONS)
-def test_a_lesson_in_korean_shows_no_english_outside_the_allow_list(korean_page, number):
+@pytest.mark.parametrize("slug, number", LESSONS, ids=lambda v: str(v))
+def test_a_lesson_in_korean_shows_no_english_outside_the_allow_list(korean_page, slug, number):
     page = korean_page
-    page.goto(f"/workshops/dra-in-90-minutes/{number}")
+    page.goto(f"/workshops/{slug}/{number}")
     expect(page.locator("#lesson")).to_be_visible()
-    expect(page.locator(".lesson-title")).to_have_text(f"{number}. {LESSONS[number]}")
+    expect(page.locator(".lesson-title")).to_have_text(f"{number}. {LESSONS[slug, number]}")
     expect(page.locator(".lesson-title")).to_have_attribute("lang", "ko")
     page.get_by_role("button", name="확인", exact=True).click()  # the start fails its checks
     failed = page.locator("#check-result li.check-failed")
@@ -71,9 +76,9 @@ def test_a_lesson_in_korean_shows_no_english_outside_the_allow_list(korean_page,
     texts = page.evaluate(LESSON_TEXT)
     assert any("확인" in t or "해요" in t for t in texts)
     left = english_left(texts, scenario)
-    assert left == [], f"lesson {number}: {left}"
+    assert left == [], f"{slug} lesson {number}: {left}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"ko-workshop-lesson-{number}.png", full_page=False, animations="disabled")
+    page.screenshot(path=SCREENSHOTS / f"ko-{slug}-{number}.png", full_page=False, animations="disabled")
 
 
 def test_the_workshop_list_and_overview_in_korean(korean_page):

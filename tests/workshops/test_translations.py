@@ -109,14 +109,15 @@ def test_a_translation_may_give_a_check_its_label_and_lists_what_it_leaves_in_en
     assert problems[0].message.startswith("unknown field 'labl' in a check's translation")
 
 
-def test_the_shipped_korean_workshop_leaves_nothing_in_english():
+@pytest.mark.parametrize("slug", ["dra-in-90-minutes", "dra-newer-features"])
+def test_the_shipped_korean_workshops_leave_nothing_in_english(slug):
     from allocator.workshops.translations import missing
 
-    english = library.shipped()["dra-in-90-minutes"]
+    english = library.shipped()[slug]
     translation, problems = parse_translation(
-        (library.SHIPPED_DIR / "dra-in-90-minutes.ko.yaml").read_text(encoding="utf-8"), english)
+        (library.SHIPPED_DIR / f"{slug}.ko.yaml").read_text(encoding="utf-8"), english)
     assert problems == [] and missing(english, translation) == []
-    korean = library.get("dra-in-90-minutes", "ko")
+    korean = library.get(slug, "ko")
     for lesson, source in zip(korean.lessons, english.lessons):
         assert lesson.language == "ko" and lesson.start == source.start and lesson.solution == source.solution
         for check, english_check in zip(lesson.checks, source.checks):
