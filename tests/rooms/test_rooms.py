@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.models import Room, RoomAttendee, RoomProgress
@@ -415,6 +415,7 @@ def test_a_lesson_page_says_which_room_you_are_in_while_it_is_open(client, room)
 
 def test_the_room_line_is_korean_on_a_korean_page(client, room):
     code, _, share_id = room
-    body = attendee(code).get(f"/w/{share_id}/1", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    with translation.override("en"):  # the request activates Korean in this thread; leave English behind
+        body = attendee(code).get(f"/w/{share_id}/1", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     line = re.search(r'<p class="lesson-room"[^>]*>(.*?)</p>', body, re.S).group(1)
     assert f"{code}" in line and "강사" in line and "You are in room" not in line
