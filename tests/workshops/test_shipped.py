@@ -46,7 +46,7 @@ def test_every_exercise_has_a_kind_of_lesson_of_its_own():
 def test_dra_newer_features_is_one_idea_per_lesson_in_about_45_minutes():
     workshop = shipped()["dra-newer-features"]
     ids = [lesson.id for lesson in workshop.lessons]
-    assert ids == ["counters", "compatibility-groups", "consumable-capacity", "match-attribute"]
+    assert ids == ["counters", "compatibility-groups", "consumable-capacity", "match-attribute", "device-taint-rule"]
     minutes = [lesson.minutes for lesson in workshop.lessons]
     assert all(minutes) and 35 <= sum(minutes) <= 45
     assert all(lesson.hints and lesson.solution and lesson.wrong for lesson in workshop.lessons)
@@ -58,3 +58,5 @@ def test_dra_newer_features_is_one_idea_per_lesson_in_about_45_minutes():
     assert any(s.get("gate") == gate for s in specs["compatibility-groups"])
     assert any(s.get("capacity") == "bandwidth" for s in specs["consumable-capacity"])
     assert any(s.get("constraint") == "matchAttribute" for s in specs["match-attribute"])
+    assert workshop.lessons[4].editable == ("DeviceTaintRule",)  # the attendee is the admin there
+    assert any(s.get("code") == "taint" for s in specs["device-taint-rule"])
