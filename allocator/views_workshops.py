@@ -9,6 +9,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, pgettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -159,15 +160,17 @@ def _variant_json(variant) -> dict:
 
 
 def _settings_text(lesson, solution) -> str:
-    """The solution's node and gates in words, when they differ from the start."""
+    """The solution's node and gates in words, when they differ from the start (gate and component names as
+    Kubernetes writes them, the words around them in the page's language)."""
     parts = []
     if solution.node != lesson.start.node:
-        parts.append(f"node: {solution.node or 'any node'}")
+        parts.append(gettext("node: %(node)s") % {"node": solution.node or gettext("any node")})
     if solution.gates != lesson.start.gates:
+        on, off = pgettext("a feature gate", "on"), pgettext("a feature gate", "off")
         for component, values in sorted(solution.gates.items()):
-            parts.append(f"{component}: " + ", ".join(f"{g}={'on' if v else 'off'}" for g, v in sorted(values.items())))
+            parts.append(f"{component}: " + ", ".join(f"{g}={on if v else off}" for g, v in sorted(values.items())))
         if not solution.gates:
-            parts.append("every feature gate at its default")
+            parts.append(gettext("every feature gate at its default"))
     return "; ".join(parts)
 
 
