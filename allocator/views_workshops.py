@@ -9,7 +9,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -166,9 +166,9 @@ def _settings_text(lesson, solution) -> str:
     if solution.node != lesson.start.node:
         parts.append(gettext("node: %(node)s") % {"node": solution.node or gettext("any node")})
     if solution.gates != lesson.start.gates:
-        on, off = pgettext("a feature gate", "on"), pgettext("a feature gate", "off")
         for component, values in sorted(solution.gates.items()):
-            parts.append(f"{component}: " + ", ".join(f"{g}={on if v else off}" for g, v in sorted(values.items())))
+            parts.append(f"{component}: " + ", ".join((gettext("%(gate)s=on") if v else gettext("%(gate)s=off"))
+                                                      % {"gate": g} for g, v in sorted(values.items())))
         if not solution.gates:
             parts.append(gettext("every feature gate at its default"))
     return "; ".join(parts)
