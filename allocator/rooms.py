@@ -222,6 +222,20 @@ def give_seat(response, seat: Seat, room: Room) -> None:
                                samesite="Lax", secure=bool(getattr(settings, "HTTPS", False)))
 
 
+def room_of(request, *, kind: str, ident: str, now=None) -> Room | None:
+    """The open room this browser joined for this workshop, for the lesson page's "you are in a room"
+    line (None without a seat, for another workshop's room, or once it is closed or expired)."""
+    seat = seat_of(request)
+    if seat is None:
+        return None
+    now = now or timezone.now()
+    try:
+        return Room.objects.filter(pk=seat.room, workshop_kind=kind, workshop_ident=ident, closed__isnull=True,
+                                   expires__gt=now).only("id", "title", "expires").first()
+    except DatabaseError:
+        return None
+
+
 def check_id(check, index: int) -> str:
     """A check's own id when the workshop gives one, else its position in the lesson (1-based)."""
     return str(getattr(check, "id", "") or index + 1)[:100]

@@ -9,6 +9,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -80,7 +81,9 @@ def _shared(share_id: str) -> Source:
 
 @require_safe
 def workshop_list(request):
-    workshops = [(slug, w, reverse("workshop-overview", args=[slug])) for slug, w in library.shipped().items()]
+    language = _language(request)
+    workshops = [(slug, library.get(slug, language) or w, reverse("workshop-overview", args=[slug]))
+                 for slug, w in library.shipped().items()]
     return render(request, "workshops/list.html", {"workshops": workshops})
 
 
@@ -110,10 +113,14 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
     if lesson.compare is not None:  # the lesson opens in compare mode: its two variants side by side
         compare_url = reverse("compare") + "?c=" + comparing.encode(lesson.start, lesson.compare)
         comparison = _comparison(request, lesson.start, lesson.compare)
+    room = rooms.room_of(request, kind=source.kind, ident=source.ident)
     extra = {
         "source": source,
         "workshop": source.workshop,
         "lesson": lesson,
+        "lesson_lang": lesson.language,
+        "room": room,
+        "room_url": reverse("room", args=[room.id]) if room is not None else "",
         "lesson_text": markdown.render(lesson.text),
         "lesson_task": markdown.render_inline(lesson.task),
         "hints_html": [markdown.render_inline(h) for h in lesson.hints],
@@ -153,15 +160,17 @@ def _variant_json(variant) -> dict:
 
 
 def _settings_text(lesson, solution) -> str:
-    """The solution's node and gates in words, when they differ from the start."""
+    """The solution's node and gates in words, when they differ from the start (gate and component names as
+    Kubernetes writes them, the words around them in the page's language)."""
     parts = []
     if solution.node != lesson.start.node:
-        parts.append(f"node: {solution.node or 'any node'}")
+        parts.append(gettext("node: %(node)s") % {"node": solution.node or gettext("any node")})
     if solution.gates != lesson.start.gates:
         for component, values in sorted(solution.gates.items()):
-            parts.append(f"{component}: " + ", ".join(f"{g}={'on' if v else 'off'}" for g, v in sorted(values.items())))
+            parts.append(f"{component}: " + ", ".join((gettext("%(gate)s=on") if v else gettext("%(gate)s=off"))
+                                                      % {"gate": g} for g, v in sorted(values.items())))
         if not solution.gates:
-            parts.append("every feature gate at its default")
+            parts.append(gettext("every feature gate at its default"))
     return "; ".join(parts)
 
 
@@ -180,7 +189,7 @@ def _check(request, source: Source, number: int):
         return render(request, "workshops/lesson.html#check-result", {
             "check_results": results, "all_passed": all(r.ok for r in results),
             "next_url": source.lesson_url(number + 1) if number < len(source.workshop.lessons) else "",
-            "step": number,
+            "step": number, "lesson_lang": lesson.language,
         })
     return _lesson_page(request, source, number, variant=variant, results=results)
 

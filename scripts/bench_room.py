@@ -26,15 +26,10 @@ Every request goes to 127.0.0.1 only; the run stops by itself after --duration s
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
 import re
-import secrets
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -46,24 +41,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import serving  # noqa: E402  (scripts/serving.py: the server under test, shared with loadtest.py)
+from serving import request  # noqa: E402
+
 WORKSHOP = "dra-in-90-minutes"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(port, method, path, *, body=None, headers=None, timeout=60):
-    """(status, body bytes, headers) from 127.0.0.1:port, on a new connection."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, response.read(), response.headers
-    finally:
-        connection.close()
 
 
 def cookies_from(headers, jar: dict) -> None:
@@ -95,98 +76,13 @@ def check_form(variant, gates_module) -> dict:
 
 # ---- the server under test ------------------------------------------------------------------
 
-class Server:
-    def __init__(self, args, folder: Path):
-        self.args = args
-        self.folder = folder
-        self.port = free_port()
-        self.env = {
-            **{k: v for k, v in os.environ.items() if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG")},
-            "DJANGO_SETTINGS_MODULE": "playground.settings",
-            "DJANGO_PRODUCTION": "1",
-            "SECRET_KEY": secrets.token_urlsafe(50),
-            "HTTPS": "0",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DATABASE_URL": args.database_url,
-            "STATIC_ROOT": str(folder / "static"),
-            "PROXY_COUNT": "1",
-            # Under this load a Check can take longer than the interval, so the next one follows at
-            # once; with no gap between recorded Checks, every Check answered must be in the room.
-            "ROOM_CHECK_GAP": "0",
-        }
-        if args.redis:
-            self.env["REDIS_URL"] = args.redis_url
-            self.env["CACHE_KEY_PREFIX"] = f"bench-room-{secrets.token_hex(4)}"
-        else:
-            self.env.pop("REDIS_URL", None)
-        self.process = None
-        self.log = None
+class Server(serving.Server):
+    prefix = "bench-room"
 
-    def prepare_database(self):
-        import psycopg
-
-        url = urllib.parse.urlsplit(self.args.database_url)
-        name = url.path.lstrip("/")
-        admin = urllib.parse.urlunsplit(url._replace(path="/postgres"))
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            connection.execute(f'CREATE DATABASE "{name}"')
-        for command in (["migrate", "--noinput", "-v", "0"], ["collectstatic", "--noinput", "-v", "0"]):
-            subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=self.env, check=True)
-
-    def start(self):
-        gunicorn = Path(sys.executable).parent / "gunicorn"
-        command = [str(gunicorn), "playground.wsgi", "--bind", f"127.0.0.1:{self.port}",
-                   "--access-logfile", str(self.folder / "access.log")]
-        if self.args.workers:
-            command += ["--workers", str(self.args.workers)]
-        self.log = open(self.folder / "gunicorn.log", "w")
-        self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
-        deadline = time.monotonic() + 180  # a busy machine starts slowly
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                if request(self.port, "GET", "/healthz", timeout=10)[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.5)
-        self.log.flush()
-        tail = (self.folder / "gunicorn.log").read_text(errors="replace").splitlines()[-15:]
-        raise RuntimeError("gunicorn did not start:\n" + "\n".join(tail))
-
-    def cpu_seconds(self) -> float:
-        """CPU time (user + system) of gunicorn and every process under it that is still running."""
-        ticks = os.sysconf("SC_CLK_TCK")
-        total, todo = 0.0, [self.process.pid]
-        while todo:
-            pid = todo.pop()
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / ticks
-                for task in Path(f"/proc/{pid}/task").iterdir():
-                    todo += [int(child) for child in (task / "children").read_text().split()]
-            except (OSError, ValueError):
-                continue
-        return total
-
-    def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-        if self.log:
-            self.log.close()
-        if self.args.redis:
-            import redis
-
-            try:
-                client = redis.Redis.from_url(self.args.redis_url)
-                for key in client.scan_iter(f"{self.env['CACHE_KEY_PREFIX']}:*"):
-                    client.delete(key)
-            except redis.RedisError:
-                pass
+    def settings(self):
+        # Under this load a Check can take longer than the interval, so the next one follows at
+        # once; with no gap between recorded Checks, every Check answered must be in the room.
+        return {"ROOM_CHECK_GAP": "0"}
 
 
 # ---- the room ---------------------------------------------------------------------------------

@@ -63,6 +63,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import serving  # noqa: E402  (scripts/serving.py: the server under test, shared with bench_room.py)
+from serving import free_port, request  # noqa: E402
 from allocator import gallery  # noqa: E402
 from allocator.engine.gates import GATES  # noqa: E402
 
@@ -122,103 +124,29 @@ def gate_flag(gates: dict) -> str:
 
 # ---- the server under test -------------------------------------------------------------
 
-class Server:
-    def __init__(self, args, folder: Path):
-        self.args = args
-        self.folder = folder
-        self.port = free_port()
-        self.env = {
-            **{k: v for k, v in os.environ.items() if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG")},
-            "DJANGO_SETTINGS_MODULE": "playground.settings",
-            "DJANGO_PRODUCTION": "1",
-            "SECRET_KEY": secrets.token_urlsafe(50),
-            "HTTPS": "0",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DATABASE_URL": args.database_url,
-            "STATIC_ROOT": str(folder / "static"),
-            "PROXY_COUNT": "1",
-            "SHARE_RATE_LIMIT": args.rate_limit,
-            "ALLOCATOR_WORKERS": "1",
-        }
-        if args.redis:
-            self.env["REDIS_URL"] = args.redis_url
-            self.env["CACHE_KEY_PREFIX"] = f"loadtest-{secrets.token_hex(4)}"
-        else:
-            self.env.pop("REDIS_URL", None)
+class Server(serving.Server):
+    prefix = "loadtest"
+    start_seconds = 60
+
+    def settings(self):
+        args = self.args
+        env = {"SHARE_RATE_LIMIT": args.rate_limit, "ALLOCATOR_WORKERS": "1"}
         if args.mode == "slowloris":
-            self.env["PROXY_COUNT"] = "0"  # the classroom mode: clients connect directly
+            env["PROXY_COUNT"] = "0"  # the classroom mode: clients connect directly
         if args.mode in ("noisy", "paths"):
-            self.env["ALLOCATOR_WORKERS"] = "2"  # the default: half of them may take long runs
+            env["ALLOCATOR_WORKERS"] = "2"  # the default: half of them may take long runs
         if getattr(args, "fairness", "on") == "off":
-            self.env.update({"ALLOCATOR_RUNS_PER_CLIENT": "0", "ALLOCATOR_SLOW_RUNS": "0/1"})
+            env.update({"ALLOCATOR_RUNS_PER_CLIENT": "0", "ALLOCATOR_SLOW_RUNS": "0/1"})
         if args.worker_class:
-            self.env["GUNICORN_WORKER_CLASS"] = args.worker_class
+            env["GUNICORN_WORKER_CLASS"] = args.worker_class
         if args.mode == "cache-budget":
-            self.env["RESULTS_CACHE_TOTAL_BYTES"] = str(args.cache_budget * 1024 * 1024)
+            env["RESULTS_CACHE_TOTAL_BYTES"] = str(args.cache_budget * 1024 * 1024)
         if args.mode == "deep-yaml":
-            self.env["SHARE_RATE_LIMIT"] = "0/1"  # every deep share reaches the reader
-        self.process = None
-        self.log_path = folder / "gunicorn.log"
+            env["SHARE_RATE_LIMIT"] = "0/1"  # every deep share reaches the reader
+        return env
 
-    def prepare_database(self):
-        import psycopg
-
-        url = urllib.parse.urlsplit(self.args.database_url)
-        name = url.path.lstrip("/")
-        admin = urllib.parse.urlunsplit(url._replace(path="/postgres"))
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            connection.execute(f'CREATE DATABASE "{name}"')
-        for command in (["migrate", "--noinput", "-v", "0"], ["collectstatic", "--noinput", "-v", "0"]):
-            subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=self.env, check=True)
-
-    def start(self):
-        gunicorn = Path(sys.executable).parent / "gunicorn"
-        self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [str(gunicorn), "playground.wsgi", "--workers", str(self.args.workers),
-             "--bind", f"127.0.0.1:{self.port}", "--timeout", "30", "--graceful-timeout", "10",
-             "--access-logfile", str(self.folder / "access.log")],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if request(self.port, "GET", "/healthz")[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError(f"gunicorn did not start; see {self.log_path}")
-
-    def workers(self) -> list[int]:
-        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        return [int(pid) for pid in path.read_text().split()]
-
-    def kill_one_worker(self) -> int:
-        victim = self.workers()[0]
-        os.kill(victim, signal.SIGKILL)
-        return victim
-
-    def stop(self):
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-        if getattr(self, "log", None):
-            self.log.close()
-        if self.args.redis:  # the run's cached results and rate-limit counts
-            import redis
-
-            try:
-                client = redis.Redis.from_url(self.args.redis_url)
-                for key in client.scan_iter(f"{self.env['CACHE_KEY_PREFIX']}:*"):
-                    client.delete(key)
-            except redis.RedisError:
-                pass
+    def flags(self):
+        return ["--workers", str(self.args.workers), "--timeout", "30", "--graceful-timeout", "10"]
 
 
 # ---- throwaway PostgreSQL and Redis (--own-services) ---------------------------------------
@@ -301,23 +229,6 @@ def wait_for_port(port: int, seconds: float = 30):
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"nothing answered on 127.0.0.1:{port}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(port, method, path, body=None, headers=None, timeout=60):
-    """(status, body bytes, headers) from 127.0.0.1:port."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, response.read(), response.headers
-    finally:
-        connection.close()
 
 
 # ---- clients ---------------------------------------------------------------------------

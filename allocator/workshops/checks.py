@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import re2
+from django.utils.translation import gettext, gettext_noop
 
 from allocator.engine import cel
 from allocator.engine.gates import COMPONENT_KEYS, GATES
@@ -57,7 +58,7 @@ NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Role", "RoleBind
 # What the attendee does not own: the admin's and the drivers' objects.
 PROTECTED_KINDS = ("DeviceClass", "ResourceSlice", "Node", "DeviceTaintRule", "Namespace", "ClusterRole", "Role",
                    "ClusterRoleBinding", "RoleBinding", "ServiceAccount", "DaemonSet")
-PROTECTED_LABEL = "objects you do not own are unchanged"
+PROTECTED_LABEL = gettext_noop("objects you do not own are unchanged")  # translated when shown
 
 
 @dataclass(frozen=True)
@@ -865,14 +866,16 @@ def protected_changes(attempt: Submission, editable=()) -> list[str]:
         if kind == "ResourceClaim" and old is not None and (old.get("status") or {}).get("allocation"):
             allocation = (new.get("status") or {}).get("allocation") if new is not None else None
             if allocation and allocation != old["status"]["allocation"]:
-                changed.append(what + " status (its allocation rewritten)")
+                changed.append(gettext("%(object)s status (its allocation rewritten)") % {"object": what})
             elif not is_editable and (new is None or old.get("status") != new.get("status")):
-                changed.append(what + (" (removed)" if new is None else " status"))
+                changed.append((gettext("%(object)s (removed)") if new is None else gettext("%(object)s status"))
+                               % {"object": what})
             continue
         if is_editable:
             continue
         if kind in PROTECTED_KINDS and old != new:
-            changed.append(what + (" (added)" if old is None else " (removed)" if new is None else ""))
+            changed.append(gettext("%(object)s (added)") % {"object": what} if old is None
+                           else gettext("%(object)s (removed)") % {"object": what} if new is None else what)
     return changed
 
 
@@ -882,17 +885,19 @@ def evaluate(checks, attempt: Submission, *, editable=()) -> list[CheckResult]:
     results = []
     changed = protected_changes(attempt, editable)
     if changed:
-        results.append(CheckResult(False, PROTECTED_LABEL,
-                                   "You changed what you do not own here: " + "; ".join(changed)
-                                   + ". Put it back as it was (Reset this step shows the start).", id="protected"))
+        results.append(CheckResult(False, gettext(PROTECTED_LABEL),
+                                   gettext("You changed what you do not own here: %(objects)s. Put it back as it was "
+                                           "(Reset this step shows the start).") % {"objects": "; ".join(changed)},
+                                   id="protected"))
     expects_invalid = any(c.kind == "outcome" and c.spec["outcome"] == OutcomeKind.INVALID for c in checks)
     if attempt.outcome.outcome == OutcomeKind.INVALID and not expects_invalid:
         first = attempt.outcome.problems[0] if attempt.outcome.problems else None
         what = first.render() if first is not None else (attempt.outcome.message or "")
-        results.append(CheckResult(False, "the scenario is valid", f"The scenario is invalid: {what}",
+        results.append(CheckResult(False, gettext("the scenario is valid"),
+                                   gettext("The scenario is invalid: %(problem)s") % {"problem": what},
                                    first.line if first is not None else None, id="valid"))
-        return results + [CheckResult(False, c.label, "not checked: fix the invalid scenario first", c.line, c.id)
-                          for c in checks]
+        return results + [CheckResult(False, c.label, gettext("not checked: fix the invalid scenario first"), c.line,
+                                      c.id) for c in checks]
     for check in checks:
         results.append(run_check(check, attempt))
     return results
@@ -903,8 +908,9 @@ def run_check(check: Check, attempt: Submission) -> CheckResult:
     try:
         ok = bool(kind.passes(check.spec, attempt))
     except Exception as exc:  # noqa: BLE001 - a check that raises is a broken check, reported as such
-        return CheckResult(False, check.label, "This check is broken (tell the instructor): "
-                           f"{type(exc).__name__}: {exc}", check.line, check.id, broken=f"{type(exc).__name__}: {exc}")
+        error = f"{type(exc).__name__}: {exc}"
+        return CheckResult(False, check.label, gettext("This check is broken (tell the instructor): %(error)s")
+                           % {"error": error}, check.line, check.id, broken=error)
     message = check.message
     if not ok and "{why}" in message:
         message = message.replace("{why}", attempt.why(kind.claim(check.spec)) or "")

@@ -98,6 +98,7 @@ class Lesson:
     editable: tuple = ()  # refs: Kind, Kind/name, Kind/namespace/name
     wrong: tuple = ()  # of Wrong
     add_claim: bool = True  # lint may add an unrelated claim, which must not change the verdict
+    language: str = "en"  # the language of its words (a translation sets it)
 
     @property
     def id(self) -> str:

@@ -16,6 +16,12 @@ Everything it leaves out, and every scenario, check and setting, comes from the 
         hints: [...]          # replaces the English hints when given
         checks:
           allocated: ...      # the failure message of the check with id `allocated`
+          shape:              # or its message and its label (what it checks, beside ✓ / ✗)
+            message: ...
+            label: ...
+
+`missing()` lists what a translation leaves in English (a lint warning, not an error: English is the
+fallback), so `checkworkshop` can say which lessons and checks still need words.
 """
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ from allocator.workshops.source import SourceError, read_located
 
 TOP_KEYS = {"language", "title", "summary", "lessons"}
 LESSON_KEYS = {"title", "text", "task", "hints", "checks"}
+CHECK_KEYS = {"message", "label"}
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,7 @@ class LessonText:
     task: str | None = None
     hints: tuple | None = None
     checks: dict = field(default_factory=dict)  # check id -> message
+    labels: dict = field(default_factory=dict)  # check id -> label
 
 
 @dataclass(frozen=True)
@@ -97,19 +105,32 @@ def parse_translation(text: str, workshop: Workshop) -> tuple[Translation | None
             hints = None
         checks = raw.get("checks") or {}
         ids = {check.id for check in lesson.checks}
-        clean = {}
+        clean, labels = {}, {}
         if not isinstance(checks, dict):
             problem("checks must map a check's id to its message", path + ("checks",))
             checks = {}
-        for check_id, message in checks.items():
+        for check_id, entry in checks.items():
+            where = path + ("checks", check_id)
             if str(check_id) not in ids:
-                problem(f"lesson {ident} has no check with the id {check_id!r} (ids: {', '.join(sorted(ids))})",
-                        path + ("checks", check_id))
-            elif not isinstance(message, str):
-                problem("a check's message must be a string", path + ("checks", check_id))
+                problem(f"lesson {ident} has no check with the id {check_id!r} (ids: {', '.join(sorted(ids))})", where)
+                continue
+            if isinstance(entry, dict):
+                for key in entry:
+                    if key not in CHECK_KEYS:
+                        problem(f"unknown field {key!r} in a check's translation (expected label or message)",
+                                where + (key,))
+                words = {k: entry[k] for k in CHECK_KEYS if k in entry}
             else:
-                clean[str(check_id)] = message
-        lessons[str(ident)] = LessonText(hints=tuple(hints) if hints is not None else None, checks=clean, **strings)
+                words = {"message": entry}
+            for key, value in words.items():
+                if not isinstance(value, str):
+                    problem(f"a check's {key} must be a string", where)
+                elif key == "message":
+                    clean[str(check_id)] = value
+                else:
+                    labels[str(check_id)] = value
+        lessons[str(ident)] = LessonText(hints=tuple(hints) if hints is not None else None, checks=clean,
+                                         labels=labels, **strings)
     title = data.get("title") if isinstance(data.get("title"), str) else None
     summary = data.get("summary") if isinstance(data.get("summary"), str) else None
     return Translation(language, title, summary, lessons), problems
@@ -123,7 +144,8 @@ def translate(workshop: Workshop, translation: Translation) -> Workshop:
         if words is None:
             lessons.append(lesson)
             continue
-        checks = tuple(replace(check, message=words.checks.get(check.id, check.message)) for check in lesson.checks)
+        checks = tuple(replace(check, message=words.checks.get(check.id, check.message),
+                               label=words.labels.get(check.id, check.label)) for check in lesson.checks)
         lessons.append(replace(
             lesson,
             title=words.title if words.title is not None else lesson.title,
@@ -131,7 +153,28 @@ def translate(workshop: Workshop, translation: Translation) -> Workshop:
             task=words.task if words.task is not None else lesson.task,
             hints=words.hints if words.hints is not None else lesson.hints,
             checks=checks,
+            language=translation.language if words.title is not None or words.text is not None else lesson.language,
         ))
     return replace(workshop, title=translation.title or workshop.title,
                    summary=translation.summary or workshop.summary, lessons=tuple(lessons),
                    language=translation.language)
+
+
+def missing(workshop: Workshop, translation: Translation) -> list[WorkshopProblem]:
+    """What the translation leaves in English, one warning per lesson, located at the English lesson."""
+    out = []
+    for lesson in workshop.lessons:
+        words = translation.lessons.get(lesson.id)
+        if words is None:
+            out.append(WorkshopProblem(f"no {translation.language} text for lesson {lesson.id!r}: it shows in English",
+                                       lesson.line, lesson.number))
+            continue
+        left = [key for key in ("title", "text", "task") if getattr(lesson, key) and getattr(words, key) is None]
+        if lesson.hints and words.hints is None:
+            left.append("hints")
+        left += [f"the message of check {c.id!r}" for c in lesson.checks if c.message and c.id not in words.checks]
+        left += [f"the label of check {c.id!r}" for c in lesson.checks if c.label and c.id not in words.labels]
+        if left:
+            out.append(WorkshopProblem(f"no {translation.language} text for lesson {lesson.id!r}: "
+                                       + ", ".join(left) + " (shown in English)", lesson.line, lesson.number))
+    return out

@@ -2,6 +2,11 @@
 // and presenter mode (?present=1 puts the `present` class on <html>).
 (function () {
   "use strict";
+  // The page's language: strings from Django's JavaScript catalogue (/jsi18n/), English without it.
+  function _(text) { return window.gettext ? window.gettext(text) : text; }
+  function fill(text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (m, key) { return String(values[key]); });
+  }
 
   if (new URLSearchParams(location.search).get("present") === "1") {
     document.documentElement.classList.add("present");
@@ -21,12 +26,13 @@
       var note = box.querySelector(".workshop-progress");
       if (note && state.step) {
         var passed = (state.passed || []).length;
-        note.textContent = "You were at step " + state.step + " of " + box.getAttribute("data-steps") +
-          (passed ? "; " + passed + " passed. " : ". ");
+        var where = {step: state.step, steps: box.getAttribute("data-steps"), passed: passed};
+        note.textContent = fill(passed ? _("You were at step %(step)s of %(steps)s; %(passed)s passed.")
+          : _("You were at step %(step)s of %(steps)s."), where) + " ";
         var link = document.createElement("a");
         link.className = "workshop-continue";
         link.href = box.getAttribute("data-lesson-base") + state.step;
-        link.textContent = "Continue at step " + state.step;
+        link.textContent = fill(_("Continue at step %(step)s"), where);
         note.appendChild(link);
         note.hidden = false;
       }
@@ -151,9 +157,9 @@
         shown += 1;
         if (shown >= items.length) {
           hintButton.disabled = true;
-          hintButton.textContent = "No more hints";
+          hintButton.textContent = _("No more hints");
         } else {
-          hintButton.textContent = "Next hint (" + shown + "/" + items.length + ")";
+          hintButton.textContent = fill(_("Next hint (%(shown)s/%(count)s)"), {shown: shown, count: items.length});
         }
       });
     }

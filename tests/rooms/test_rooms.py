@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from allocator.engine.gates import COMPONENTS, GATES
 from allocator.models import Room, RoomAttendee, RoomProgress
@@ -395,3 +395,27 @@ def test_joining_another_room_moves_the_seat(client, room):
     check(browser, share, 1, start(1))
     assert figures(status(client, other, other_token), 1)["tried"] == 1
     assert figures(status(client, code, token), 1)["tried"] == 0
+
+
+def test_a_lesson_page_says_which_room_you_are_in_while_it_is_open(client, room):
+    code, token, share_id = room
+    seated = attendee(code)
+    body = seated.get(f"/w/{share_id}/1").content.decode()
+    line = re.search(r'<p class="lesson-room"[^>]*>(.*?)</p>', body, re.S)
+    assert line is not None, "no room line on the lesson page"
+    assert f"You are in room {code} ({WORKSHOP.title})" in line.group(1)
+    assert "your Checks are reported to the instructor" in line.group(1)
+    assert f'href="/rooms/{code}/"' in line.group(1)
+    assert 'class="lesson-room"' not in client.get(f"/w/{share_id}/1").content.decode()  # no seat: no line
+    other, _ = share_workshop(TEXT.replace("title:", "title: Other", 1), run=run_inline)
+    assert 'class="lesson-room"' not in seated.get(f"/w/{other.id}/1").content.decode()  # another workshop
+    assert client.post(f"/rooms/{code}/teach/{token}/close").status_code in (200, 303)
+    assert 'class="lesson-room"' not in seated.get(f"/w/{share_id}/1").content.decode()  # closed
+
+
+def test_the_room_line_is_korean_on_a_korean_page(client, room):
+    code, _, share_id = room
+    with translation.override("en"):  # the request activates Korean in this thread; leave English behind
+        body = attendee(code).get(f"/w/{share_id}/1", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    line = re.search(r'<p class="lesson-room"[^>]*>(.*?)</p>', body, re.S).group(1)
+    assert f"{code}" in line and "강사" in line and "You are in room" not in line

@@ -41,3 +41,22 @@ def test_every_exercise_has_a_kind_of_lesson_of_its_own():
     assert any(s.get("allocationMode") == "All" and "request" in s for s in specs)
     assert any("Namespace/monitoring" in lesson.editable for lesson in workshop.lessons)
     assert any("statusWrite" in s for s in specs)
+
+
+def test_dra_newer_features_is_one_idea_per_lesson_in_about_45_minutes():
+    workshop = shipped()["dra-newer-features"]
+    ids = [lesson.id for lesson in workshop.lessons]
+    assert ids == ["counters", "compatibility-groups", "consumable-capacity", "match-attribute", "device-taint-rule"]
+    minutes = [lesson.minutes for lesson in workshop.lessons]
+    assert all(minutes) and 35 <= sum(minutes) <= 45
+    assert all(lesson.hints and lesson.solution and lesson.wrong for lesson in workshop.lessons)
+    groups = workshop.lessons[1]  # alpha in 1.37, off by default: the lesson turns it on everywhere
+    gate = "DRADeviceCompatibilityGroups"
+    assert all(groups.start.gate_value(component, gate) for component in ("apiserver", "scheduler", "kubelet"))
+    specs = {lesson.id: [check.spec for check in lesson.checks] for lesson in workshop.lessons}
+    assert any("counter" in s for s in specs["counters"]) and any("selects" in s for s in specs["counters"])
+    assert any(s.get("gate") == gate for s in specs["compatibility-groups"])
+    assert any(s.get("capacity") == "bandwidth" for s in specs["consumable-capacity"])
+    assert any(s.get("constraint") == "matchAttribute" for s in specs["match-attribute"])
+    assert workshop.lessons[4].editable == ("DeviceTaintRule",)  # the attendee is the admin there
+    assert any(s.get("code") == "taint" for s in specs["device-taint-rule"])

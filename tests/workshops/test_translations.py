@@ -87,3 +87,57 @@ def test_every_shipped_translation_reads_against_its_workshop():
         slug = path.name.rsplit(".", 2)[0]
         _, problems = parse_translation(path.read_text(encoding="utf-8"), library.shipped()[slug])
         assert [p.render(path.name) for p in problems] == []
+
+
+def test_a_translation_may_give_a_check_its_label_and_lists_what_it_leaves_in_english():
+    from allocator.workshops.translations import missing
+
+    workshop, _ = parse_workshop(TINY)
+    text = TINY_KO.replace('      "1": 클레임은 gpu-0을 받아야 합니다.',
+                           '      "1":\n        label: 클레임이 gpu-0을 받음\n        message: 클레임은 gpu-0을 받아야 해요.')
+    translation, problems = parse_translation(text, workshop)
+    assert problems == []
+    lesson = translate(workshop, translation).lessons[0]
+    assert [(c.label, c.message) for c in lesson.checks][0] == ("클레임이 gpu-0을 받음", "클레임은 gpu-0을 받아야 해요.")
+    assert lesson.checks[1].label == workshop.lessons[0].checks[1].label  # English, the fallback
+    assert lesson.language == "ko"
+    [gap] = missing(workshop, translation)
+    assert gap.lesson == 1 and gap.line == workshop.lessons[0].line
+    assert gap.message == ("no ko text for lesson '1': text, hints, the message of check '2', the label of check '2' "
+                           "(shown in English)")
+    _, problems = parse_translation(text.replace("label:", "labl:"), workshop)
+    assert problems[0].message.startswith("unknown field 'labl' in a check's translation")
+
+
+@pytest.mark.parametrize("slug", ["dra-in-90-minutes", "dra-newer-features"])
+def test_the_shipped_korean_workshops_leave_nothing_in_english(slug):
+    from allocator.workshops.translations import missing
+
+    english = library.shipped()[slug]
+    translation, problems = parse_translation(
+        (library.SHIPPED_DIR / f"{slug}.ko.yaml").read_text(encoding="utf-8"), english)
+    assert problems == [] and missing(english, translation) == []
+    korean = library.get(slug, "ko")
+    for lesson, source in zip(korean.lessons, english.lessons):
+        assert lesson.language == "ko" and lesson.start == source.start and lesson.solution == source.solution
+        for check, english_check in zip(lesson.checks, source.checks):
+            assert check.message.count("{why}") == english_check.message.count("{why}")  # the why still shows
+            assert check.label != english_check.label
+
+
+def test_checkworkshop_warns_about_what_a_translation_beside_the_file_leaves_in_english(tmp_path):
+    from django.core.management import call_command
+    import io
+
+    shutil.copy(FILES / "tiny.yaml", tmp_path / "tiny.yaml")
+    shutil.copy(FILES / "tiny.ko.yaml", tmp_path / "tiny.ko.yaml")
+    out = io.StringIO()
+    call_command("checkworkshop", str(tmp_path / "tiny.yaml"), stdout=out)  # warnings do not fail it
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("warning: tiny.yaml:") and "no ko text for lesson '1'" in line for line in lines)
+    assert "tiny.ko.yaml: ko: 1 lesson(s) partly in English" in lines
+    assert lines[-1].endswith("all good")
+    (tmp_path / "tiny.ko.yaml").write_text(TINY_KO.replace('  "1":', '  "7":'), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_status:
+        call_command("checkworkshop", str(tmp_path / "tiny.yaml"), stdout=io.StringIO(), stderr=io.StringIO())
+    assert exit_status.value.code == 1

@@ -181,3 +181,17 @@ def test_the_solution_shows_what_it_changes_from_the_start(client):
     changes = changes[:changes.index("</pre>")]
     assert "--- start" in changes and "+++ solution" in changes
     assert "-        count: 4" in changes and "+        count: 3" in changes
+
+
+@pytest.mark.django_db
+def test_a_korean_lesson_page_has_korean_words_and_check_labels(client):
+    from django.utils import translation
+
+    with translation.override("en"):  # the request activates Korean in this thread
+        page = client.get("/workshops/dra-in-90-minutes/9", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+        checked = client.post("/workshops/dra-in-90-minutes/9/check", {"scenario": "kind: [", "node": ""},
+                              HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert '<h1 class="lesson-title" lang="ko">9. 버전 차이(skew): 스케줄러에서 꺼진 게이트</h1>' in page
+    assert "DRADeviceCompatibilityGroups=켜짐" in page and "=on" not in page  # the solution's settings
+    assert "시나리오가 유효함" in checked  # the built-in check of an invalid scenario, in Korean
+    assert "DRADeviceCompatibilityGroups가 scheduler에서 켜져 있음" in checked  # the lesson's label, from ko.yaml
