@@ -103,6 +103,11 @@ function mount(cm, { editorTools }) {
     text: () => view.state.doc.toString(),
     focus: () => view.focus(),
     undo: () => cm.undo(view),
+    // Where a piece of text is drawn (for tests and the benchmark that point at it): {left, top, bottom}.
+    coordsOf: (text, offset = 0) => {
+      const at = view.state.doc.toString().indexOf(text);
+      return at < 0 ? null : view.coordsAtPos(at + offset);
+    },
   };
   document.dispatchEvent(new CustomEvent("playground:editor-ready"));
 

@@ -39,6 +39,7 @@
   var runTimer = null;
   var latest = 0; // counts edits and runs started; an answer is painted only if nothing came after it
   var inFlight = null;
+  var answered = 0;
   function playgroundForm() { return document.getElementById("playground"); }
   function runWait() {
     if (!roundTrips.length) return FIRST_WAIT;
@@ -82,6 +83,7 @@
     if (!xhr || !xhr.playgroundStart) return;
     if (inFlight === xhr) inFlight = null;
     if (event.detail.successful) {
+      answered++;
       roundTrips.push(performance.now() - xhr.playgroundStart);
       if (roundTrips.length > KEPT) roundTrips.shift();
     }
@@ -90,7 +92,8 @@
     var xhr = event.detail.xhr;
     if (xhr && xhr.playgroundTurn && xhr.playgroundTurn !== latest) event.detail.shouldSwap = false;
   });
-  window.playgroundRuns = { wait: runWait, runNow: runNow };
+  window.playgroundRuns = { wait: runWait, runNow: runNow,
+    answered: function () { return answered; }, roundTrips: function () { return roundTrips.slice(); } };
 
   // Only while the plain textarea is the editor; once CodeMirror has mounted (textarea hidden) editor.js does this.
   function gotoLine(line) {

@@ -253,16 +253,35 @@
     if (hash !== undefined) url.hash = hash;
     try { window.history.replaceState({ draft: state }, "", url.href); } catch (e) { /* too large: nothing kept */ }
   }
+  // On the way out the history entry can no longer be written reliably: this tab's session storage
+  // keeps the draft for the address being left, and the reload reads it back once.
+  var LEAVING_KEY = "dra-draft-leaving";
   function saveDraftNow() {
     window.clearTimeout(draftTimer);
+    draftTimer = null;
     if (!draftPending || !form()) return;
     draftPending = false;
-    storeDraft(draftState()); // the address bar's link follows with the next save
+    var state = draftState();
+    storeDraft(state);
+    try {
+      window.sessionStorage.setItem(LEAVING_KEY, JSON.stringify({ url: window.location.href, draft: state }));
+    } catch (e) { /* too large for session storage: the history entry may still hold it */ }
   }
-  function saveDraft() {
+  function leftDraft() {
+    var saved = null;
+    try {
+      saved = JSON.parse(window.sessionStorage.getItem(LEAVING_KEY) || "null");
+      window.sessionStorage.removeItem(LEAVING_KEY);
+    } catch (e) { return null; }
+    return saved && saved.url === window.location.href && saved.draft ? saved.draft : null;
+  }
+  function saveDraft(event) {
     draftPending = true;
+    // A run follows the edit that started the wait: it must not push the save further out.
+    if (draftTimer && event && event.type === "htmx:configRequest") return;
     window.clearTimeout(draftTimer);
     draftTimer = window.setTimeout(async function () {
+      draftTimer = null;
       draftPending = false;
       var state = draftState();
       storeDraft(state);
@@ -280,7 +299,7 @@
   }
   // An edit, a node or a gate change, or a run of the form: the draft changes.
   document.addEventListener("htmx:configRequest", function (event) {
-    if (event.detail.elt === form()) saveDraft();
+    if (event.detail.elt === form()) saveDraft(event);
   });
   document.addEventListener("playground:edited", saveDraft);
   document.addEventListener("input", function (event) {
@@ -295,8 +314,10 @@
   });
 
   function restoreDraft() {
-    var state = window.history.state;
+    var left = leftDraft();
+    var state = left ? { draft: left } : window.history.state;
     if (!state || !state.draft || typeof state.draft.scenario !== "string" || !form()) return false;
+    if (left) storeDraft(left);
     fillForm(state.draft);
     run();
     return true;

@@ -83,13 +83,4 @@
     }
   });
 
-  // Format needs CodeMirror (editor.js); without it the button would do nothing.
-  document.addEventListener("playground:editor-ready", function () {
-    var button = document.getElementById("format-button");
-    if (button) button.hidden = false;
-  });
-  document.addEventListener("DOMContentLoaded", function () {
-    var button = document.getElementById("format-button");
-    if (button && !window.playgroundEditor) button.hidden = true;
-  });
 })();
