@@ -88,13 +88,13 @@ function mount(cm, { editorTools }) {
     }
     if (view.state.doc.toString() !== before) return false; // typed on meanwhile: that text wins
     if (result.text === before) {
-      announce(gettext_("Already formatted."), false);
+      announce(_("Already formatted."), false);
       return true;
     }
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: result.text }, userEvent: "format" });
     announce(result.comments
-      ? gettext_("Formatted: indentation is two spaces per level; comments are kept. Ctrl+Z undoes it.")
-      : gettext_("Formatted: indentation is two spaces per level. Ctrl+Z undoes it."), false);
+      ? _("Formatted: indentation is two spaces per level; comments are kept. Ctrl+Z undoes it.")
+      : _("Formatted: indentation is two spaces per level. Ctrl+Z undoes it."), false);
     return true;
   }
   window.playgroundEditor = {
@@ -169,7 +169,7 @@ function mount(cm, { editorTools }) {
   showProblems();
 }
 
-function gettext_(text) { return window.gettext ? window.gettext(text) : text; }
+function _(text) { return window.gettext ? window.gettext(text) : text; }
 
 function announce(message, isError) {
   const status = document.getElementById("editor-status");
@@ -184,7 +184,7 @@ async function formatText(text) {
   const form = document.getElementById("playground");
   const url = form && form.getAttribute("data-format-url");
   const token = form && form.querySelector("input[name=csrfmiddlewaretoken]");
-  if (!url) return { error: gettext_("Format is not available here.") };
+  if (!url) return { error: _("Format is not available here.") };
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -193,9 +193,9 @@ async function formatText(text) {
       credentials: "same-origin",
     });
     const data = await response.json();
-    return response.ok ? data : { error: data.error || gettext_("Format failed; the text was not changed.") };
+    return response.ok ? data : { error: data.error || _("Format failed; the text was not changed.") };
   } catch (error) {
-    return { error: gettext_("Format did not reach the server; the text was not changed.") };
+    return { error: _("Format did not reach the server; the text was not changed.") };
   }
 }
 
