@@ -106,6 +106,11 @@ clean:
 
 # 100 attendees checking every 3 s plus the instructor's page, against gunicorn, PostgreSQL and Redis
 # with the production settings (a benchmark, not a test; README "Rooms"). BENCH_ROOM_ARGS="--no-room".
+# Key → result painted per gallery example and per-key time in a 1.2 MB document, in Chromium (README "Page speed").
+.PHONY: bench-browser
+bench-browser: install
+	$(PY) scripts/bench_browser.py
+
 .PHONY: bench-room
 bench-room: install
 	@./.ci/services

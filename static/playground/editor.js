@@ -1,19 +1,23 @@
 // The scenario editor: CodeMirror 6 mounted beside <textarea id="scenario">, which stays the form field.
 // Without JavaScript, or if the bundle fails to load, the plain textarea is the editor (see playground.js).
-// Every edit is copied into the textarea with an `input` event, so the form's htmx trigger sees it.
+// The textarea is brought up to date only when something reads it (a run, a share, the draft): copying
+// a 1 MB document on every key would cost more than the key. An edit only says `playground:edited`,
+// which playground.js turns into a run once typing pauses; after a copy the textarea sends `input`.
 
 const host = document.getElementById("editor");
 const textarea = document.getElementById("scenario");
 
+// complete.js (completion, hover, the shortcut keys) comes by its own URL: hashed static names in production.
 if (host && textarea && host.dataset.codemirror) {
-  import(host.dataset.codemirror).then(mount, (error) => {
+  Promise.all([import(host.dataset.codemirror), import(host.dataset.tools)]).then(([cm, tools]) => mount(cm, tools), (error) => {
     console.warn("The editor bundle did not load; the plain textarea stays.", error);
   });
 }
 
-function mount(cm) {
+function mount(cm, { editorTools }) {
   const { EditorView, EditorState, Compartment, Prec, keymap, basicSetup, indentWithTab } = cm;
   const { yaml, lintGutter, setDiagnostics } = cm;
+  let stale = false; // the textarea is behind the editor
   const form = textarea.form;
   const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
   const appearance = new Compartment();
@@ -27,9 +31,17 @@ function mount(cm) {
   }
 
   function runNow() {
-    if (window.htmx) window.htmx.trigger(form, "run");
+    sync();
+    if (window.playgroundRuns) window.playgroundRuns.runNow();
     else form.requestSubmit();
     return true;
+  }
+
+  function sync() {
+    if (!stale) return;
+    stale = false;
+    textarea.value = view.state.doc.toString();
+    textarea.dispatchEvent(new Event("input", { bubbles: true }));
   }
 
   const view = new EditorView({
@@ -49,15 +61,55 @@ function mount(cm) {
         EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "Scenario YAML" }),
         layout(cm),
         appearance.of(appearanceFor(cm, dark)),
+        editorTools(cm, { format: () => formatDocument() }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
-          textarea.value = update.state.doc.toString();
-          textarea.dispatchEvent(new Event("input", { bubbles: true }));
+          stale = true;
+          textarea.dispatchEvent(new CustomEvent("playground:edited", { bubbles: true }));
         }),
       ],
     }),
   });
   textarea.hidden = true;
+  // Whatever sends the form reads the textarea: htmx asks htmx:confirm before it collects the fields.
+  document.addEventListener("htmx:confirm", sync, true);
+  document.addEventListener("submit", sync, true);
+  document.addEventListener("formdata", sync, true);
+
+  // Format: the server re-indents and checks that the YAML still means the same; one transaction,
+  // so Undo brings the text back.
+  async function formatDocument() {
+    sync();
+    const before = view.state.doc.toString();
+    const result = await formatText(before);
+    if (result.error) {
+      announce(result.error, true);
+      return false;
+    }
+    if (view.state.doc.toString() !== before) return false; // typed on meanwhile: that text wins
+    if (result.text === before) {
+      announce(_("Already formatted."), false);
+      return true;
+    }
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: result.text }, userEvent: "format" });
+    announce(result.comments
+      ? _("Formatted: indentation is two spaces per level; comments are kept. Ctrl+Z undoes it.")
+      : _("Formatted: indentation is two spaces per level. Ctrl+Z undoes it."), false);
+    return true;
+  }
+  window.playgroundEditor = {
+    sync,
+    format: formatDocument,
+    text: () => view.state.doc.toString(),
+    focus: () => view.focus(),
+    undo: () => cm.undo(view),
+    // Where a piece of text is drawn (for tests and the benchmark that point at it): {left, top, bottom}.
+    coordsOf: (text, offset = 0) => {
+      const at = view.state.doc.toString().indexOf(text);
+      return at < 0 ? null : view.coordsAtPos(at + offset);
+    },
+  };
+  document.dispatchEvent(new CustomEvent("playground:editor-ready"));
 
   // Server problems arrive as #results[data-error-lines] = [{line, message, severity}, ...] with every swap.
   function showProblems() {
@@ -101,6 +153,7 @@ function mount(cm) {
     if (text !== view.state.doc.toString()) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
     }
+    stale = false; // the textarea holds the text already
   });
 
   document.addEventListener("htmx:afterSwap", showProblems);
@@ -114,6 +167,36 @@ function mount(cm) {
   new MutationObserver(followTheme).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
   darkQuery.addEventListener("change", followTheme);
   showProblems();
+}
+
+function _(text) { return window.gettext ? window.gettext(text) : text; }
+
+function announce(message, isError) {
+  const status = document.getElementById("editor-status");
+  if (!status) return;
+  status.textContent = message;
+  status.classList.toggle("editor-status-error", isError);
+  window.clearTimeout(announce.timer);
+  announce.timer = window.setTimeout(() => { status.textContent = ""; }, isError ? 8000 : 4000);
+}
+
+async function formatText(text) {
+  const form = document.getElementById("playground");
+  const url = form && form.getAttribute("data-format-url");
+  const token = form && form.querySelector("input[name=csrfmiddlewaretoken]");
+  if (!url) return { error: _("Format is not available here.") };
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": token ? token.value : "" },
+      body: JSON.stringify({ scenario: text }),
+      credentials: "same-origin",
+    });
+    const data = await response.json();
+    return response.ok ? data : { error: data.error || _("Format failed; the text was not changed.") };
+  } catch (error) {
+    return { error: _("Format did not reach the server; the text was not changed.") };
+  }
 }
 
 // Sizes and colours from playground.css's variables, so both themes follow html[data-theme].

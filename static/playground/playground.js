@@ -30,6 +30,71 @@
     });
   }
 
+  // Runs as you type. The wait after the last edit follows how fast the server has answered lately
+  // (twice its median round trip, kept between MIN_WAIT and MAX_WAIT), so a fast scenario shows its
+  // answer while a slow dump is not re-run on every key. An edit cancels the run still on its way,
+  // and an answer that left the server before the latest edit or run is never painted.
+  var MIN_WAIT = 40, MAX_WAIT = 400, FIRST_WAIT = 150, KEPT = 5;
+  var roundTrips = [];
+  var runTimer = null;
+  var latest = 0; // counts edits and runs started; an answer is painted only if nothing came after it
+  var inFlight = null;
+  var answered = 0;
+  function playgroundForm() { return document.getElementById("playground"); }
+  function runWait() {
+    if (!roundTrips.length) return FIRST_WAIT;
+    var sorted = roundTrips.slice().sort(function (a, b) { return a - b; });
+    var median = sorted[Math.floor(sorted.length / 2)];
+    return Math.round(Math.min(MAX_WAIT, Math.max(MIN_WAIT, 2 * median)));
+  }
+  function runNow() {
+    window.clearTimeout(runTimer);
+    runTimer = null;
+    var form = playgroundForm();
+    if (!form) return;
+    if (window.htmx) window.htmx.trigger(form, "run"); else form.requestSubmit();
+  }
+  function edited() {
+    var form = playgroundForm();
+    if (!form || !window.htmx) return;
+    latest++;
+    if (inFlight) window.htmx.trigger(form, "htmx:abort"); // its answer is for older text
+    window.clearTimeout(runTimer);
+    var wait = runWait();
+    form.setAttribute("data-run-wait", String(wait));
+    runTimer = window.setTimeout(runNow, wait);
+  }
+  // editor.js announces each CodeMirror edit with playground:edited; the plain textarea sends input.
+  document.addEventListener("playground:edited", edited);
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "scenario" && !event.target.hidden) edited();
+  });
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt !== playgroundForm()) return;
+    window.clearTimeout(runTimer); // a run by Ctrl+Enter, a gate or the node also runs the pending edit
+    runTimer = null;
+    var xhr = event.detail.xhr;
+    xhr.playgroundTurn = ++latest;
+    xhr.playgroundStart = performance.now();
+    inFlight = xhr;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || !xhr.playgroundStart) return;
+    if (inFlight === xhr) inFlight = null;
+    if (event.detail.successful) {
+      answered++;
+      roundTrips.push(performance.now() - xhr.playgroundStart);
+      if (roundTrips.length > KEPT) roundTrips.shift();
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.playgroundTurn && xhr.playgroundTurn !== latest) event.detail.shouldSwap = false;
+  });
+  window.playgroundRuns = { wait: runWait, runNow: runNow,
+    answered: function () { return answered; }, roundTrips: function () { return roundTrips.slice(); } };
+
   // Only while the plain textarea is the editor; once CodeMirror has mounted (textarea hidden) editor.js does this.
   function gotoLine(line) {
     var area = document.getElementById("scenario");
@@ -121,7 +186,13 @@ document.addEventListener("click", function (event) {
   var text = source.textContent;
   if (button.classList.contains("copy-yaml")) {
     if (navigator.clipboard) {
-      navigator.clipboard.writeText(text).then(function () { button.textContent = window.gettext ? window.gettext("Copied") : "Copied"; });
+      navigator.clipboard.writeText(text).then(function () {
+        var copied = window.gettext ? window.gettext("Copied") : "Copied";
+        if (!button.hasAttribute("data-label")) button.setAttribute("data-label", button.textContent);
+        button.textContent = copied;
+        window.clearTimeout(button.flashTimer);
+        button.flashTimer = window.setTimeout(function () { button.textContent = button.getAttribute("data-label"); }, 2000);
+      });
     }
     return;
   }

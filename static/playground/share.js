@@ -137,6 +137,7 @@
   }
 
   function formState() {
+    if (window.playgroundEditor) window.playgroundEditor.sync(); // CodeMirror copies its text lazily
     var gates = {};
     gateBoxes().forEach(function (g) {
       (gates[g.component] = gates[g.component] || {})[g.gate] = g.input.checked;
@@ -234,32 +235,89 @@
   // Kept in this history entry's state (any size) and, when short enough, in the URL's #s= fragment,
   // so the address bar is always a link to what is on screen.
 
+  // Saved shortly after each edit (not on every key: a 1 MB text is copied once per pause), and at
+  // once when the page is hidden or left, so a reload right after typing keeps the edit.
+  var DRAFT_WAIT = 150;
+  // A text that long makes a fragment far over any limit: not worth compressing to find out.
+  var LINK_TEXT_MAX = 256 * 1024;
   var draftTimer = null;
-  function saveDraft() {
+  var draftPending = false;
+  function draftState() {
+    var state = formState();
+    var origin = document.getElementById("origin-example");
+    state.example = origin ? origin.value : "";
+    return state;
+  }
+  function storeDraft(state, hash) {
+    var url = new URL(window.location.href);
+    if (hash !== undefined) url.hash = hash;
+    try { window.history.replaceState({ draft: state }, "", url.href); } catch (e) { /* too large: nothing kept */ }
+  }
+  // On the way out the history entry can no longer be written reliably: this tab's session storage
+  // keeps the draft for the address being left, and the reload reads it back once.
+  var LEAVING_KEY = "dra-draft-leaving";
+  function saveDraftNow() {
+    window.clearTimeout(draftTimer);
+    draftTimer = null;
+    if (!draftPending || !form()) return;
+    draftPending = false;
+    var state = draftState();
+    storeDraft(state);
+    try {
+      window.sessionStorage.setItem(LEAVING_KEY, JSON.stringify({ url: window.location.href, draft: state }));
+    } catch (e) { /* too large for session storage: the history entry may still hold it */ }
+  }
+  function leftDraft() {
+    var saved = null;
+    try {
+      saved = JSON.parse(window.sessionStorage.getItem(LEAVING_KEY) || "null");
+      window.sessionStorage.removeItem(LEAVING_KEY);
+    } catch (e) { return null; }
+    return saved && saved.url === window.location.href && saved.draft ? saved.draft : null;
+  }
+  function saveDraft(event) {
+    draftPending = true;
+    // A run follows the edit that started the wait: it must not push the save further out.
+    if (draftTimer && event && event.type === "htmx:configRequest") return;
     window.clearTimeout(draftTimer);
     draftTimer = window.setTimeout(async function () {
-      var state = formState();
-      var origin = document.getElementById("origin-example");
-      state.example = origin ? origin.value : "";
-      var url = new URL(window.location.href);
-      url.hash = "";
-      if (supported()) {
-        try {
-          var link = await buildLink();
-          if (link.fragment.length <= fragmentLimit()) url.hash = link.fragment;
-        } catch (e) { /* the state alone still restores it */ }
+      draftTimer = null;
+      draftPending = false;
+      var state = draftState();
+      storeDraft(state);
+      if (!supported() || state.scenario.length > LINK_TEXT_MAX) {
+        storeDraft(state, "");
+        return;
       }
-      try { window.history.replaceState({ draft: state }, "", url.href); } catch (e) { /* too large: nothing kept */ }
-    }, 200);
+      var hash = "";
+      try {
+        var link = await buildLink();
+        if (link.fragment.length <= fragmentLimit()) hash = link.fragment;
+      } catch (e) { /* the state alone still restores it */ }
+      if (!draftPending) storeDraft(state, hash);
+    }, DRAFT_WAIT);
   }
-  // Every run of the form follows an edit, a node or a gate change: that is when the draft changes.
+  // An edit, a node or a gate change, or a run of the form: the draft changes.
   document.addEventListener("htmx:configRequest", function (event) {
-    if (event.detail.elt === form()) saveDraft();
+    if (event.detail.elt === form()) saveDraft(event);
+  });
+  document.addEventListener("playground:edited", saveDraft);
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "scenario") saveDraft();
+  });
+  document.addEventListener("change", function (event) {
+    if (form() && form().contains(event.target)) saveDraft();
+  });
+  window.addEventListener("pagehide", saveDraftNow);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") saveDraftNow();
   });
 
   function restoreDraft() {
-    var state = window.history.state;
+    var left = leftDraft();
+    var state = left ? { draft: left } : window.history.state;
     if (!state || !state.draft || typeof state.draft.scenario !== "string" || !form()) return false;
+    if (left) storeDraft(left);
     fillForm(state.draft);
     run();
     return true;
@@ -285,11 +343,14 @@
     run();
   }
 
+  // "Copied" goes back to the button's own label after two seconds, however often it is pressed.
   function flash(button, text) {
-    var before = button.textContent;
+    if (!button.hasAttribute("data-label")) button.setAttribute("data-label", button.textContent);
     button.textContent = text;
-    window.setTimeout(function () { button.textContent = before; }, 1500);
+    window.clearTimeout(button.flashTimer);
+    button.flashTimer = window.setTimeout(function () { button.textContent = button.getAttribute("data-label"); }, 2000);
   }
+  window.playgroundFlash = flash;
 
   document.addEventListener("click", function (event) {
     var target = event.target;

@@ -1,0 +1,139 @@
+#!/usr/bin/env python
+"""Benchmark in Chromium: key → result painted per gallery example, and the cost of a key in a 1.2 MB document.
+
+Drives the system Chromium with Playwright (as tests/browser does) against Django's development
+server started here on a free port. For each gallery example it types a character at the end of
+the document and times from the key to the next frame after the results were swapped in
+(`htmx:afterSettle` then `requestAnimationFrame`); it prints p50/p95 per example. Then it puts a
+1.2 MB document (the 12-node GPU dump repeated under new names) in the editor and times each key
+from keydown to the next frame. Targets (README "Page speed"): p50 ≤ 150 ms, ≤ 16 ms per key.
+
+usage: scripts/bench_browser.py [--keys 15] [--big-keys 30]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+
+# Resolves when the results of the next run are painted.
+PAINTED = """() => new Promise((resolve) => {
+  const start = performance.now();
+  document.addEventListener("htmx:afterSettle", function done(event) {
+    if (event.detail.target && event.detail.target.id !== "results") return;
+    document.removeEventListener("htmx:afterSettle", done);
+    requestAnimationFrame(() => resolve(performance.now() - start));
+  });
+})"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(values: list, q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def big_document(target_bytes: int = 1_200_000) -> str:
+    base = (ROOT / "tests" / "dumps" / "gpu-cluster.yaml").read_text()
+    parts, n = [], 0
+    while sum(map(len, parts)) < target_bytes:
+        parts.append(base.replace("name: ", f"name: c{n}-") if n else base)
+        n += 1
+    return "\n---\n".join(parts)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=15, help="keys typed per gallery example")
+    parser.add_argument("--big-keys", type=int, default=30, help="keys typed in the 1.2 MB document")
+    parser.add_argument("--examples", nargs="*", help="gallery slugs (default: all)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    import django
+    django.setup()
+    from allocator import gallery
+
+    port = free_port()
+    env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
+    server = subprocess.Popen([sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
+            print(f"{'example':32} {'p50 ms':>8} {'p95 ms':>8} {'wait ms':>8} {'answer ms':>9}"
+                  f"  (key → result painted, {args.keys} keys; the wait before the run; the request's round trip)")
+            for example in gallery.all_examples():
+                if args.examples and example.slug not in args.examples:
+                    continue
+                page.goto(f"http://127.0.0.1:{port}/?example={example.slug}")
+                page.wait_for_selector("#editor .cm-editor")
+                page.wait_for_selector("#results .outcome, #results .refused, #results h2")
+                page.locator("#editor .cm-content").click()
+                page.keyboard.press("Control+End")
+                page.keyboard.type("\n#")
+                page.wait_for_timeout(800)
+                times = []
+                for _ in range(args.keys):
+                    waiting = page.evaluate_handle(PAINTED)
+                    page.keyboard.type("x")
+                    times.append(page.evaluate("(p) => p", waiting))
+                    page.wait_for_timeout(50)
+                trips = page.evaluate("window.playgroundRuns.roundTrips()") or [0]
+                wait = page.evaluate("window.playgroundRuns.wait()")
+                print(f"{example.slug:32} {statistics.median(times):8.0f} {percentile(times, 0.95):8.0f} "
+                      f"{wait:8.0f} {statistics.median(trips):9.0f}", flush=True)
+
+            page.goto(f"http://127.0.0.1:{port}/?example=simple-gpu")
+            page.wait_for_selector("#editor .cm-editor")
+            text = big_document()
+            page.evaluate("""(text) => { const a = document.getElementById("scenario"); a.value = text;
+              a.dispatchEvent(new Event("playground:scenario-replaced")); }""", text)
+            page.wait_for_timeout(3000)
+            page.locator("#editor .cm-content").click()
+            page.keyboard.press("Control+End")
+            page.evaluate("""() => { window.keyTimes = [];
+              document.addEventListener("keydown", (e) => { const t = performance.now();
+                requestAnimationFrame(() => setTimeout(() => window.keyTimes.push(performance.now() - t), 0)); }, true); }""")
+            for _ in range(args.big_keys):
+                page.keyboard.type("y")
+                page.wait_for_timeout(30)
+            page.wait_for_timeout(500)
+            keys = page.evaluate("window.keyTimes")
+            print(f"{len(text) / 1e6:.1f} MB document: per key p50 {statistics.median(keys):.1f} ms, "
+                  f"p95 {percentile(keys, 0.95):.1f} ms ({len(keys)} keys, keydown → next frame)")
+            print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Typing at speed: the wait before a run follows the server, an older answer never paints over a
+newer one, and the draft is kept from the moment of typing. Timings are measured by
+scripts/bench_browser.py, not asserted here."""
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("playwright")
+
+from django.core.signals import request_started  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
+
+from .helpers import open_example, outcome, replace_in_editor  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+class SlowRuns:
+    """A real delay in the live server: the next `count` runs of the playground form (POST /) sleep
+    `seconds` before Django handles them; the request and its answer are otherwise untouched."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.count = 0
+        self.seconds = 0.0
+        self.started = threading.Event()
+
+    def slow_next(self, count: int, seconds: float) -> None:
+        with self.lock:
+            self.count, self.seconds = count, seconds
+            self.started.clear()
+
+    def __call__(self, sender, environ=None, **kwargs):
+        if not environ or environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != "/":
+            return
+        with self.lock:
+            if self.count <= 0:
+                return
+            self.count -= 1
+            seconds = self.seconds
+        self.started.set()
+        time.sleep(seconds)
+
+
+@pytest.fixture
+def slow_runs():
+    hook = SlowRuns()
+    request_started.connect(hook, weak=False)
+    yield hook
+    request_started.disconnect(hook)
+
+
+def run_wait(page: Page) -> int:
+    return page.evaluate("window.playgroundRuns.wait()")
+
+
+def test_an_older_answer_never_paints_over_a_newer_one(page: Page, slow_runs):
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+
+    slow_runs.slow_next(1, 2.5)
+    replace_in_editor(page, '"40Gi"', '"400Gi"')  # no GPU has 400Gi: this answer would say "Cannot allocate"
+    assert slow_runs.started.wait(10), "the edit never reached the server"
+    replace_in_editor(page, '"400Gi"', '"16Gi"')  # typed while that slow answer is still on its way
+
+    expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
+    page.wait_for_timeout(3000)  # the slow answer has come back by now
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
+
+
+def run_and_wait(page: Page) -> None:
+    answered = page.evaluate("window.playgroundRuns.answered()")
+    page.evaluate("window.playgroundRuns.runNow()")
+    deadline = time.monotonic() + 10
+    while page.evaluate("window.playgroundRuns.answered()") <= answered:
+        assert time.monotonic() < deadline, "the run was never answered"
+        page.wait_for_timeout(20)
+
+
+def expected_wait(round_trips: list) -> int:
+    median = sorted(round_trips)[len(round_trips) // 2]
+    return round(min(400, max(40, 2 * median)))
+
+
+def test_the_wait_before_a_run_grows_for_slow_answers_and_shrinks_for_fast_ones(page: Page, slow_runs):
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+
+    slow_runs.slow_next(5, 1.5)
+    for _ in range(5):
+        run_and_wait(page)
+    slow = page.evaluate("window.playgroundRuns.roundTrips()")
+    assert run_wait(page) == 400 == expected_wait(slow)  # 2 × 600 ms or more, held at the longest wait
+
+    for _ in range(5):
+        run_and_wait(page)
+    fast = page.evaluate("window.playgroundRuns.roundTrips()")
+    assert max(fast) < min(slow)  # only answers without the delay are remembered now
+    assert run_wait(page) == expected_wait(fast)  # below 400 ms once the machine answers within 200 ms
+
+    replace_in_editor(page, '"40Gi"', '"16Gi"')
+    assert int(page.locator("#playground").get_attribute("data-run-wait")) == expected_wait(fast)
+    expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
+
+
+def test_a_reload_right_after_typing_keeps_the_edit(page: Page):
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    replace_in_editor(page, "single-gpu", "kept-draft")
+    page.wait_for_timeout(200)
+    page.reload()
+    expect(page.locator("#results")).to_contain_text("kept-draft")  # the restored text was run
+    assert "kept-draft" in page.locator("#scenario").input_value()
+
+
+def test_typing_copies_the_text_into_the_form_once_per_pause_not_per_key(page: Page):
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    page.evaluate("""() => {
+      window.copies = 0;
+      document.getElementById("scenario").addEventListener("input", () => { window.copies++; });
+    }""")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    keys = "# a note typed at speed"
+    page.keyboard.type(keys)
+    expect(page.locator("#results")).to_have_attribute("data-error-lines", "[]")
+    page.wait_for_timeout(500)
+    assert page.locator("#scenario").input_value().endswith(keys)  # copied before the run read it
+    assert page.evaluate("window.copies") < len(keys) / 2

@@ -1,0 +1,107 @@
+"""The editor's tools: completion and hover from the scenario's own slices, Format with Undo,
+the shortcut list, Compare and Share in the top bar, and a Copy button that comes back."""
+import pytest
+
+pytest.importorskip("playwright")
+
+from playwright.sync_api import Page, expect  # noqa: E402
+
+from allocator import gallery  # noqa: E402
+
+from .helpers import open_example, outcome, replace_in_editor  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def test_completion_in_a_cel_expression_offers_the_slices_own_attribute_names(page: Page):
+    open_example(page, "simple-gpu")
+    replace_in_editor(page, 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0',
+                      'device.attributes["gpu.example.com"].')
+    options = page.locator(".cm-tooltip-autocomplete li")
+    expect(options.filter(has_text="driverVersion")).to_have_count(1)
+    expect(options.filter(has_text="model")).to_have_count(1)
+    expect(options.filter(has_text="uuid")).to_have_count(1)
+    page.keyboard.type("driverV")
+    page.keyboard.press("Enter")
+    page.keyboard.type(".isGreaterThan(semver(\"0.9.0\"))")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+
+
+def test_completion_offers_the_fields_a_device_knows(page: Page):
+    open_example(page, "simple-gpu")
+    replace_in_editor(page, "name: gpu-1", "name: gpu-1")
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("binds")
+    expect(page.locator(".cm-tooltip-autocomplete li").filter(has_text="bindsToNode")).to_have_count(1)
+
+
+def test_format_reindents_keeps_the_scenario_loadable_and_undo_brings_the_text_back(page: Page):
+    open_example(page, "simple-gpu")
+    original = gallery.get("simple-gpu").scenario
+    wide = "\n".join(line.replace("  ", "    ") for line in original.splitlines()) + "\n"
+    page.evaluate("""(text) => {
+      const area = document.getElementById("scenario");
+      area.value = text;
+      area.dispatchEvent(new Event("playground:scenario-replaced"));
+    }""", wide)
+    expect(page.locator("#editor .cm-content")).to_contain_text("    selectors:")
+    page.locator("#editor .cm-content").click()
+    page.get_by_role("button", name="Format", exact=True).click()
+    expect(page.locator("#editor-status")).to_contain_text("comments are kept")
+    formatted = page.evaluate("window.playgroundEditor.text()")
+    assert formatted != wide and "\n  selectors:\n" in formatted and formatted.startswith("# Two GPUs")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+z")
+    assert page.evaluate("window.playgroundEditor.text()") == wide
+
+
+def test_format_leaves_unreadable_yaml_alone_and_says_why(page: Page):
+    open_example(page, "simple-gpu")
+    replace_in_editor(page, "kind: DeviceClass", "kind: [DeviceClass")
+    before = page.evaluate("window.playgroundEditor.text()")
+    page.get_by_role("button", name="Format", exact=True).click()
+    expect(page.locator("#editor-status")).to_contain_text("the text was not changed")
+    assert page.evaluate("window.playgroundEditor.text()") == before
+
+
+def test_question_mark_opens_the_shortcut_list(page: Page):
+    open_example(page, "simple-gpu")
+    page.locator("h1").first.click()
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Run now")
+    expect(dialog).to_contain_text("Format")
+    expect(dialog).to_contain_text("Leave the editor")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("End")
+    page.keyboard.type("?")  # in the editor it is only a character
+    expect(dialog).to_be_hidden()
+
+
+def test_copied_goes_back_to_copy(page: Page):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    open_example(page, "simple-gpu")
+    page.get_by_role("button", name="Link without storing").click()
+    copy = page.locator("#share-result .share-copy")
+    expect(copy).to_have_text("Copy")
+    copy.click()
+    expect(copy).not_to_have_text("Copy")  # "Copied", or "Press Ctrl+C" where the clipboard is refused
+    expect(copy).to_have_text("Copy", timeout=5000)
+
+
+def test_share_and_compare_sit_in_the_top_bar(page: Page):
+    open_example(page, "simple-gpu")
+    replace_in_editor(page, "single-gpu", "compared-claim")
+    expect(page.locator("#results")).to_contain_text("compared-claim")
+    page.locator(".topbar").get_by_role("button", name="Share link").click()
+    expect(page.locator("#share-url")).to_be_visible()
+    page.locator(".topbar").get_by_role("button", name="Compare…").click()
+    page.wait_for_url("**/compare?c=*")
+    expect(page.locator("#a-scenario")).to_have_value(lambda_text := page.locator("#a-scenario").input_value())
+    assert "compared-claim" in lambda_text
