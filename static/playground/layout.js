@@ -73,7 +73,7 @@
   }
 
   // ---- Phone tabs. ----
-  var TABS = [["scenario", "Scenario"], ["results", "Results"], ["gates", "Feature gates"]];
+  var TABS = [["scenario", _("Scenario")], ["results", _("Results")], ["gates", _("Feature gates")]];
 
   function buildTabs(form) {
     if (form.querySelector(".phone-tabs")) return;
@@ -88,7 +88,7 @@
       button.setAttribute("role", "tab");
       button.setAttribute("data-tab", entry[0]);
       var label = document.createElement("span");
-      label.textContent = _(entry[1]);
+      label.textContent = entry[1];
       button.appendChild(label);
       if (entry[0] === "results") {
         var mark = document.createElement("span");
