@@ -216,7 +216,8 @@ def test_on_a_phone_tabs_switch_between_scenario_results_and_gates(page: Page):
     expect(tabs.get_by_role("tab")).to_have_count(3)
     expect(tabs.get_by_role("tab", name="Scenario")).to_have_attribute("aria-selected", "true")
     assert in_viewport(page, "#editor") > 200
-    expect(page.locator("#results")).to_be_hidden()
+    expect(page.locator("details.gates")).to_be_hidden()
+    expect(outcome(page)).not_to_be_in_viewport()  # under the editor, as the stacked page has it
 
     tabs.get_by_role("tab", name=re.compile("Results")).click()
     expect(outcome(page)).to_be_in_viewport()
