@@ -75,6 +75,13 @@
   // ---- Phone tabs. ----
   var TABS = [["scenario", _("Scenario")], ["results", _("Results")], ["gates", _("Feature gates")]];
 
+  function panelOf(form, name) {
+    var panel = name === "results" ? form.querySelector("#results")
+      : name === "gates" ? form.querySelector("details.gates") : form.querySelector(".editor-pane");
+    if (panel && !panel.id) panel.id = name + "-pane";
+    return panel;
+  }
+
   function buildTabs(form) {
     if (form.querySelector(".phone-tabs")) return;
     var bar = document.createElement("div");
@@ -87,6 +94,8 @@
       button.id = "tab-" + entry[0];
       button.setAttribute("role", "tab");
       button.setAttribute("data-tab", entry[0]);
+      var panel = panelOf(form, entry[0]);
+      if (panel) button.setAttribute("aria-controls", panel.id);
       var label = document.createElement("span");
       label.textContent = entry[1];
       button.appendChild(label);
