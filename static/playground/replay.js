@@ -79,21 +79,109 @@
       barBox.appendChild(row);
       self.bars[c.pool + "|" + c.counterSet + "|" + c.counter] = { now: now, text: text, total: c.total, before: c.before, label: c.label };
     });
+    this.root = root;
+    this.head = root.querySelector("[data-replay-head]");
+    this.playButton = root.querySelector("[data-replay-play]");
+    this.speed = root.querySelector("[data-replay-speed]");
+    this.timer = null;
+    this.fingerprint = fingerprint(root.querySelector("#replay-data").textContent);
     root.querySelectorAll("[data-replay-go]").forEach(function (button) {
-      button.addEventListener("click", function () { self.go(button.getAttribute("data-replay-go")); });
+      button.addEventListener("click", function () { self.stop(); self.go(button.getAttribute("data-replay-go")); });
     });
-    this.scrub.addEventListener("input", function () { self.show(parseInt(self.scrub.value, 10) || 0); });
-    this.show(0);
+    root.querySelectorAll("[data-replay-jump]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        self.stop();
+        self.jump(button.getAttribute("data-replay-jump"), parseInt(button.getAttribute("data-replay-dir"), 10));
+      });
+    });
+    if (this.playButton) this.playButton.addEventListener("click", function () { self.timer ? self.stop() : self.play(); });
+    if (this.speed) this.speed.addEventListener("change", function () { if (self.timer) { self.stop(); self.play(); } });
+    this.scrub.addEventListener("input", function () { self.stop(); self.show(parseInt(self.scrub.value, 10) || 0, true); });
+    this.buildTimeline(root.querySelector("[data-replay-timeline]"));
+    // A re-run whose search did not change keeps the step it was at (and keeps playing); a new search starts over.
+    var kept = remembered && remembered.fingerprint === this.fingerprint ? remembered : null;
+    this.show(kept ? kept.count : 0);
+    if (kept && kept.playing) this.play();
   }
+
+  // A cheap fingerprint of the recorded steps (FNV-1a over the JSON the page was sent).
+  function fingerprint(text) {
+    var hash = 0x811c9dc5;
+    for (var i = 0; i < text.length; i++) {
+      hash ^= text.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    return text.length + ":" + hash.toString(16);
+  }
+
+  var remembered = null;  // {fingerprint, count, playing} of the replay on the page
 
   Replay.prototype.go = function (where) {
     var at = parseInt(this.scrub.value, 10) || 0;
     var next = { first: 0, back: at - 1, forward: at + 1, last: this.steps.length }[where];
-    this.show(Math.max(0, Math.min(this.steps.length, next)));
+    this.show(Math.max(0, Math.min(this.steps.length, next)), true);
+  };
+
+  // The next (dir 1) or previous (dir -1) step of a kind: "undo" (a backtrack), "reject" or "pick".
+  Replay.prototype.jump = function (kind, dir) {
+    var at = parseInt(this.scrub.value, 10) || 0;  // steps shown; the current step is at index at - 1
+    for (var i = at - 1 + dir; i >= 0 && i < this.steps.length; i += dir) {
+      if (this.steps[i].kind === kind) { this.show(i + 1, true); return; }
+    }
+    this.text.textContent = describe(at > 0 ? this.steps[at - 1] : null) + " " +
+      (dir > 0 ? _("(no further step of that kind)") : _("(no earlier step of that kind)"));
+  };
+
+  Replay.prototype.play = function () {
+    var self = this;
+    if ((parseInt(this.scrub.value, 10) || 0) >= this.steps.length) this.show(0);
+    var rate = parseFloat(this.speed ? this.speed.value : "10") || 10;  // steps a second
+    var every = Math.max(20, 1000 / rate), stride = Math.max(1, Math.round(rate * every / 1000));
+    this.timer = window.setInterval(function () {
+      if (!self.root.isConnected) { self.stop(); return; }
+      var at = parseInt(self.scrub.value, 10) || 0;
+      self.show(Math.min(self.steps.length, at + stride), true);
+      if (at + stride >= self.steps.length) self.stop();
+    }, every);
+    this.setPlaying(true);
+  };
+
+  Replay.prototype.stop = function () {
+    if (this.timer) window.clearInterval(this.timer);
+    this.timer = null;
+    this.setPlaying(false);
+  };
+
+  Replay.prototype.setPlaying = function (on) {
+    if (this.playButton) {
+      this.playButton.textContent = on ? "❚❚ " + _("Pause") : "▶▶ " + _("Play");
+      this.playButton.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    if (remembered && remembered.fingerprint === this.fingerprint && this.root.isConnected) remembered.playing = on;
+  };
+
+  // The timeline: one mark per backtrack, a cursor at the step shown; a click goes to that step.
+  Replay.prototype.buildTimeline = function (strip) {
+    if (!strip) return;
+    var self = this, total = this.steps.length;
+    this.steps.forEach(function (step, i) {
+      if (step.kind !== "undo" && step.kind !== "done") return;
+      var mark = el("span", "mark" + (step.kind === "done" ? " mark-done" : ""));
+      mark.style.left = (total > 0 ? 100 * (i + 1) / total : 0) + "%";
+      strip.appendChild(mark);
+    });
+    this.cursor = el("span", "cursor");
+    strip.appendChild(this.cursor);
+    strip.setAttribute("data-backtracks", String(this.steps.filter(function (s) { return s.kind === "undo"; }).length));
+    strip.addEventListener("click", function (event) {
+      var box = strip.getBoundingClientRect();
+      self.stop();
+      self.show(Math.max(0, Math.min(total, Math.round(total * (event.clientX - box.left) / box.width))), true);
+    });
   };
 
   // The state after `count` steps, recomputed from the start (the trace is bounded, so this stays cheap).
-  Replay.prototype.show = function (count) {
+  Replay.prototype.show = function (count, follow) {
     var picked = {}, marks = {}, used = {};
     var i, step, key;
     for (i = 0; i < count; i++) {
@@ -133,6 +221,15 @@
     this.scrub.value = String(count);
     this.position.textContent = fill(_("step %(count)s of %(total)s"), { count: count, total: this.steps.length });
     this.text.textContent = describe(current);
+    if (this.cursor) this.cursor.style.left = (this.steps.length > 0 ? 100 * count / this.steps.length : 0) + "%";
+    remembered = { fingerprint: this.fingerprint, count: count, playing: !!this.timer };
+    if (follow && currentKey && this.tiles[currentKey]) this.keepInView(this.tiles[currentKey]);
+  };
+
+  // The considered tile stays on screen, below the sticky controls (their height is the tiles' scroll margin).
+  Replay.prototype.keepInView = function (tile) {
+    if (this.head) this.root.style.setProperty("--replay-head", (this.head.offsetHeight + 12) + "px");
+    tile.scrollIntoView({ block: "nearest", inline: "nearest" });
   };
 
   // A tile's state word (the device map's, and the replay's own picked/rejected/undone).
