@@ -10,9 +10,9 @@ in the apiserver's safe alphabet.
 The Go field order and types come from `podtemplate_types.json`, printed by the podhash oracle's
 `--types` (tests/kube/cmd/podhash). What is reproduced exactly: every field of that tree, the
 defaults the apiserver gives a Deployment's template, and quantities whose value fits the int64
-form. What is not: a template with a field a feature gate guards (other than spec.schedulingGroup
-and spec.resources, which are dropped as the gates say), a quantity that needs the big-decimal form,
-a creation timestamp, or a value of the wrong JSON type. Then `TemplateHash.exact` is False and
+form. What is not: a template created under gates that drop one of its fields (other than
+spec.schedulingGroup and spec.resources, which are dropped as the gates say), a quantity that needs
+the big-decimal form, a creation timestamp, or a value of the wrong JSON type. Then `TemplateHash.exact` is False and
 the hash is this module's best effort: the page marks names that carry it.
 """
 from __future__ import annotations
@@ -28,14 +28,22 @@ from pathlib import Path
 _TYPES_FILE = Path(__file__).with_name("podtemplate_types.json")
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's alphabet (rand.SafeEncodeString)
 
-# Keys a feature gate guards somewhere in a pod template (the apiserver drops them when the gate is
-# off): a template holding one is hashed, but not vouched for.
-GATED_KEYS = frozenset({
-    "hostUsers", "hostnameOverride", "resizePolicy", "restartPolicyRules", "stopSignal", "fileKeyRef",
-    "recursiveReadOnly", "procMount", "supplementalGroupsPolicy", "nodeAffinityPolicy", "nodeTaintsPolicy",
-    "matchLabelKeys", "mismatchLabelKeys", "clusterTrustBundle", "podCertificate", "evictionResponders",
-    "image", "envFiles", "userNamespace", "seLinuxChangePolicy",
-})
+# Keys a feature gate guards somewhere in a pod template, and the gates that keep each on create (the
+# apiserver drops the key when one is off). Created under gates that keep it, or read as stored, the
+# key is hashed like any other; dropped, the template is hashed but not vouched for (a drop may clear
+# more than the key). None: a key whose gate this module does not know.
+GATED_KEYS = {
+    "hostUsers": ("UserNamespacesSupport",), "hostnameOverride": ("HostnameOverride",),
+    "resizePolicy": ("InPlacePodVerticalScaling",), "restartPolicyRules": ("ContainerRestartRules",),
+    "stopSignal": ("ContainerStopSignals",), "fileKeyRef": ("EnvFiles",), "recursiveReadOnly": ("RecursiveReadOnlyMounts",),
+    "procMount": ("ProcMountType",), "supplementalGroupsPolicy": ("SupplementalGroupsPolicy",),
+    "nodeAffinityPolicy": ("NodeInclusionPolicyInPodTopologySpread",),
+    "nodeTaintsPolicy": ("NodeInclusionPolicyInPodTopologySpread",),
+    "matchLabelKeys": ("MatchLabelKeysInPodAffinity", "MatchLabelKeysInPodTopologySpread"),
+    "mismatchLabelKeys": ("MatchLabelKeysInPodAffinity",), "clusterTrustBundle": ("ClusterTrustBundleProjection",),
+    "podCertificate": ("PodCertificateRequest",), "image": ("ImageVolume",),
+    "evictionResponders": None, "envFiles": None, "userNamespace": None, "seLinuxChangePolicy": None,
+}
 _NOT_GATED_AT = {"image": ("containers", "initContainers", "ephemeralContainers")}  # a container's image is plain
 
 
@@ -96,16 +104,20 @@ def _string_keys(value):
 # --- the template as the apiserver stores it ------------------------------------------------------
 
 
-def _check_gated(value, path: tuple = ()) -> None:
+def _check_gated(value, gates, path: tuple = ()) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if key in GATED_KEYS and item is not None and not (
                     key in _NOT_GATED_AT and len(path) >= 2 and path[-2] in _NOT_GATED_AT[key]):
-                raise Inexact(f"the template sets {'.'.join(map(str, path + (key,)))}, a field a feature gate guards")
-            _check_gated(item, path + (key,))
+                needed = GATED_KEYS[key]
+                if needed is None or not all(gates.enabled(g) for g in needed):
+                    where = ".".join(map(str, path + (key,)))
+                    raise Inexact(f"the template sets {where}, which the apiserver drops with "
+                                  f"{' or '.join(needed) if needed else 'a feature gate'} off")
+            _check_gated(item, gates, path + (key,))
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _check_gated(item, path + (i,))
+            _check_gated(item, gates, path + (i,))
 
 
 def created_template(template: dict, *, gates=None) -> dict:
@@ -118,8 +130,8 @@ def created_template(template: dict, *, gates=None) -> dict:
     if isinstance(meta, dict) and meta.get("creationTimestamp") is not None:
         raise Inexact("the template sets metadata.creationTimestamp")
     spec = t["spec"]
-    _check_gated(spec, ("spec",))
     if gates is not None:  # created under these gates; without them the template is as stored, nothing dropped
+        _check_gated(spec, gates, ("spec",))
         if not gates.enabled("DynamicResourceAllocation") and (spec.get("resourceClaims") or any(
                 (_dict(c, "resources") or {}).get("claims") for c in _list(spec, "containers") + _list(spec, "initContainers"))):
             raise Inexact("DynamicResourceAllocation is off: the apiserver drops the template's claims")

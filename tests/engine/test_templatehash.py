@@ -43,9 +43,12 @@ def test_an_image_without_tag_or_digest_is_latest():
         ["latest", "1.2", "latest", "v", ""]
 
 
-def test_a_gated_field_makes_the_hash_an_estimate():
-    estimate = pod_template_hash({"spec": {"hostUsers": False, "containers": [{"name": "a", "image": "x"}]}})
-    assert not estimate.exact and "spec.hostUsers" in estimate.why
+def test_a_gated_field_counts_when_the_gate_keeps_it_and_is_an_estimate_when_dropped():
+    template = {"spec": {"hostUsers": False, "containers": [{"name": "a", "image": "x"}]}}
+    assert pod_template_hash(template, gates=DEFAULTS) == pod_template_hash(template)  # UserNamespacesSupport on
+    assert pod_template_hash(template, gates=DEFAULTS).value == "5fd86c88c5"
+    dropped = pod_template_hash(template, gates=gates_from_dict({"UserNamespacesSupport": False}))
+    assert not dropped.exact and "spec.hostUsers" in dropped.why and "UserNamespacesSupport" in dropped.why
 
 
 DEPLOYMENT = """
@@ -71,7 +74,9 @@ def test_a_deployments_pods_are_named_with_the_clusters_hash():
 
 
 def test_a_deployment_whose_hash_is_estimated_says_so():
-    scenario = read_scenario(DEPLOYMENT.replace("containers:", "hostUsers: false\n      containers:"))
+    stamped = DEPLOYMENT.replace("metadata: {labels: {app: web}}",
+                                 "metadata: {labels: {app: web}, creationTimestamp: '2026-01-01T00:00:00Z'}")
+    scenario = read_scenario(stamped)
     (pod,) = scenario.pods
     assert scenario.pod_workloads[pod.key].endswith(", hash estimated)")
-    assert any("is an estimate" in p.message and "spec.hostUsers" in p.message for p in scenario.problems)
+    assert any("is an estimate" in p.message and "creationTimestamp" in p.message for p in scenario.problems)

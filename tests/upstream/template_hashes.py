@@ -80,6 +80,10 @@ def _container(rng: random.Random, name: str) -> dict:
     if _pick(rng, 0.3):
         c["securityContext"] = rng.choice([{"privileged": True}, {"runAsNonRoot": True, "runAsUser": 1000},
                                            {"capabilities": {"add": ["SYS_ADMIN"]}}, {}])
+    if _pick(rng, 0.05):  # fields gates guard, on by default in 1.37.2
+        c["resizePolicy"] = [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]
+    if _pick(rng, 0.05):
+        c["securityContext"] = {"procMount": "Default"}
     if _pick(rng, 0.3):
         c["volumeMounts"] = [{"name": "data", "mountPath": "/data", **({"readOnly": True} if _pick(rng, 0.5) else {})}]
     for key, value in (("imagePullPolicy", "Never"), ("terminationMessagePolicy", "FallbackToLogsOnError"),
@@ -142,10 +146,13 @@ def template(seed: int) -> dict:
                        ("priority", 5), ("shareProcessNamespace", True), ("subdomain", "s"), ("hostname", "h")):
         if _pick(rng, 0.08):
             spec[key] = value
+    if _pick(rng, 0.05):
+        spec["hostUsers"] = False
     return {"metadata": meta, "spec": spec} if meta or _pick(rng, 0.5) else {"spec": spec}
 
 
 def gates(seed: int) -> dict:
+    """The apiserver's gates for a generated template (each keeps every field the generator draws)."""
     return random.Random(seed * 7919).choice([{}, {}, {"GenericWorkload": True}])
 
 

@@ -133,3 +133,13 @@ def test_a_wrong_default_is_reported(hash_oracle):
     changed = created_template(template)
     changed["spec"]["terminationGracePeriodSeconds"] = 31
     assert pod_template_hash(changed, gates=gates_from_dict({})).value != theirs["hash"]
+
+
+def test_the_engines_go_type_tree_is_the_one_of_1_37_2(hash_oracle):
+    """allocator/engine/podtemplate_types.json is what `podhash --types` prints (re-make it with that)."""
+    import subprocess
+
+    from allocator.engine import templatehash
+
+    printed = subprocess.run([str(kube_build.build("podhash")), "--types"], capture_output=True, text=True, check=True)
+    assert json.loads(printed.stdout) == json.loads(templatehash._TYPES_FILE.read_text())
