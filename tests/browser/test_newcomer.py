@@ -505,7 +505,7 @@ def test_screenshots_at_each_size(browser: Browser, base_url: str, size: str):
     shot(page, f"newcomer--empty--{size}", full_page=False)
 
     set_editor_text(page, PASTED)
-    expect(page.locator('#results .warnings li[data-code="unknown-node"]')).to_be_visible()
+    expect(page.locator("#results .node-dropped")).to_be_visible()  # the example's node is not kept
     shot(page, f"newcomer--pasted-unknown-node--{size}")
 
     page.goto("/?example=mig-8-gpu&present=1")
