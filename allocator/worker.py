@@ -273,7 +273,7 @@ def result_key(run: RunSettings) -> str:
         head["versions"] = run.versions
     if run.what_if is not None:
         head["whatIf"] = run.what_if.as_key()
-    if run.keep_unnamed_node:  # the API's rule for a node the scenario does not name
+    if run.keep_unnamed_node and run.node:  # the API's rule for a node the scenario does not name
         head["keepUnnamedNode"] = True
     if run.each_claim_alone:
         head["eachClaimAlone"] = True

@@ -197,15 +197,16 @@ def test_the_cel_caret_line_keeps_its_spacing_in_a_fixed_width_font(page: Page):
     open_example(page, "simple-gpu")
     replace_in_editor(page, ">= 0", ">= ", after="kind: ResourceClaim")
 
-    message = page.locator("#results .problems .problem-text").first
-    expect(message).to_contain_text("^")
-    expect(message).to_have_css("white-space", "pre-wrap")
-    font = message.evaluate("el => getComputedStyle(el).fontFamily")
+    # The expression and its caret are one preformatted block beside the message (said once).
+    snippet = page.locator("#results .problems pre.problem-snippet").first
+    expect(snippet).to_contain_text("^")
+    font = snippet.evaluate("el => getComputedStyle(el).fontFamily")
     assert "monospace" in font
-    lines = message.inner_text().split("\n")  # a proportional, collapsing layout made this one line
+    lines = snippet.inner_text().split("\n")
     caret = next(n for n, line in enumerate(lines) if line.rstrip().endswith("^"))
-    assert lines[caret - 1].startswith(" | device.capacity")
-    assert lines[caret].index("^") == len(" | ") + 72  # under column 73, the end of the expression
+    assert lines[caret - 1].startswith("device.capacity")
+    assert lines[caret].index("^") == 72  # under column 73, the end of the expression
+    expect(page.locator("#results .problems .problem-text").first).not_to_contain_text("^")
 
 
 def test_an_empty_editor_shows_an_empty_state(page: Page):
@@ -505,7 +506,7 @@ def test_screenshots_at_each_size(browser: Browser, base_url: str, size: str):
     shot(page, f"newcomer--empty--{size}", full_page=False)
 
     set_editor_text(page, PASTED)
-    expect(page.locator('#results .warnings li[data-code="unknown-node"]')).to_be_visible()
+    expect(page.locator("#results .node-dropped")).to_be_visible()  # the example's node is not kept
     shot(page, f"newcomer--pasted-unknown-node--{size}")
 
     page.goto("/?example=mig-8-gpu&present=1")
