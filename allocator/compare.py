@@ -74,7 +74,7 @@ def _read_side(side: dict, default_text: str | None) -> Variant:
 class Said(str):
     """A cell of the table of differences: its English value (what tests, links and the JSON read)
     together with its words in the page's language, made from the same data when the cell is made
-    (allocator.wording.difference_words); the template's `kept` filter shows the words."""
+    (allocator.wording.difference_value); the template's `kept` filter shows the words."""
 
     words: object
 

@@ -72,7 +72,9 @@ def kept(text):
     if isinstance(text, wording.Words):
         return words_html(text)
     text = text if hasattr(text, "__html__") else str(text)  # safe HTML (a lesson's Markdown) stays safe
-    return words_html(wording.Words(text, None if wording.in_source_language() else wording.SOURCE_LANGUAGE))
+    if wording.in_source_language():
+        return text
+    return format_html('<span lang="{}">{}</span>', wording.SOURCE_LANGUAGE, text)
 
 
 # --- the Pods panel (allocator.wording's Pods section) ---------------------------------------------------
