@@ -36,7 +36,7 @@ PAGES = {
 # title, column heads, "requests:", "claim …") is its template's text, and the template calls the wording
 # layer's filters for the pod's lines (`pod_message`, `node_reason`, `pod_note`, … in wording_tags) only
 # once it is rebuilt this round; the Why inside the panel is read (below).
-NOT_READ = {"pods-lesson": "#panel-pods"}
+NOT_READ = {}
 MARK_NOT_READ = """(selector) => {
   for (const panel of document.querySelectorAll(selector))
     for (const el of panel.querySelectorAll('*'))
