@@ -544,7 +544,11 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         cluster_nodes = [node_for(scenario, n) for n in names]
         spreading = topologyspread.Filter(pod.raw, pod.namespace, placement, cluster_nodes, capacity.pods_on)
         view = interpod.PodView.of(pod.raw, pod.namespace)
-        placed = [(node, other) for node in cluster_nodes for other in capacity.pods_on(node.name)]
+        # A pod without pod (anti-)affinity terms only meets the placed pods that have some.
+        every = bool(view.required_affinity or view.required_anti_affinity or view.preferred_affinity
+                     or view.preferred_anti_affinity)
+        placed = [(node, other) for node in cluster_nodes for other in capacity.pods_on(node.name)
+                  if every or other.with_affinity]
         placing = interpod.Filter(view, placed, scenario.namespaces)
     for name in names:
         if allowed is not None and name not in allowed:

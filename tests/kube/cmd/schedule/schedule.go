@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -249,6 +250,14 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
+	// The claim tracker learns the allocated devices from the assume cache's events, after the
+	// cache itself: wait for it too, or a loaded machine can hand out a device a claim holds.
+	for !allocatedSeen(draManager, d.claims) {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the claim tracker did not see every allocated device")
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 	// The scheduler's cache learns the nodes as its informer lists them: by name. (It keeps the
 	// size of an image as the first node reporting it gave it.)
 	nodes := append([]*v1.Node(nil), d.nodes...)
@@ -287,6 +296,28 @@ func ready(claims *assumecache.AssumeCache, tracker *resourceslicetracker.Tracke
 	for _, c := range want {
 		if _, err := claims.Get(c.Namespace + "/" + c.Name); err != nil {
 			return false
+		}
+	}
+	return true
+}
+
+// allocatedSeen says whether the DRA manager lists every device that the input's claims hold whole.
+func allocatedSeen(manager *dynamicresources.DefaultDRAManager, claims []*resourceapi.ResourceClaim) bool {
+	seen, err := manager.ResourceClaims().ListAllAllocatedDevices()
+	if err != nil {
+		return false
+	}
+	for _, c := range claims {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			if (r.AdminAccess != nil && *r.AdminAccess) || r.ShareID != nil {
+				continue
+			}
+			if !seen.Has(structured.MakeDeviceID(r.Driver, r.Pool, r.Device)) {
+				return false
+			}
 		}
 	}
 	return true
