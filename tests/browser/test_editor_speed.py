@@ -111,7 +111,7 @@ def test_a_reload_right_after_typing_keeps_the_edit(page: Page):
     replace_in_editor(page, "single-gpu", "kept-draft")
     page.wait_for_timeout(200)
     page.reload()
-    expect(page.locator("#results")).to_contain_text("kept-draft")  # the restored text was run
+    expect(page.locator("#results")).to_contain_text("kept-draft", timeout=20_000)  # the restored text was run
     assert "kept-draft" in page.locator("#scenario").input_value()
 
 
