@@ -34,6 +34,28 @@ def test_completion_offers_the_fields_a_device_knows(page: Page):
     expect(page.locator(".cm-tooltip-autocomplete li").filter(has_text="bindsToNode")).to_have_count(1)
 
 
+def test_hovering_an_attribute_shows_its_values_across_the_devices(page: Page):
+    open_example(page, "simple-gpu")
+    replace_in_editor(page, 'device.driver == "gpu.example.com"', 'device.attributes["gpu.example.com"].uuid != ""')
+    page.keyboard.press("Escape")  # the completion list the typing opened
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    page.wait_for_timeout(1500)  # let the run's answer settle: a swap moves the page under the mouse
+    hover = page.locator(".cm-tooltip-hover .cel-hover")
+    for _ in range(3):  # a hover is a pause of the mouse over the name; a busy machine may miss one
+        point = page.evaluate("window.playgroundEditor.coordsOf('].uuid', 3)")
+        middle = (point["top"] + point["bottom"]) / 2
+        page.mouse.move(point["left"] - 30, point["top"] - 30)
+        page.mouse.move(point["left"], middle)
+        page.wait_for_timeout(300)
+        page.mouse.move(point["left"] + 2, middle)
+        page.wait_for_timeout(1500)
+        if hover.count():
+            break
+    expect(hover).to_contain_text("gpu.example.com/uuid")
+    expect(hover).to_contain_text("gpu-2f0d6ac4-4d3b-4b6b-8d1b-3b1f2d5e7a10")
+    expect(hover).to_contain_text("gpu-8a1c3e55-0c2f-4f9e-9d35-6e0a7c4b2d91")
+
+
 FOUR_SPACES = """# One GPU, written with four spaces.
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
