@@ -21,7 +21,7 @@ def test_completion_in_a_cel_expression_offers_the_slices_own_attribute_names(pa
     expect(options.filter(has_text="uuid")).to_have_count(1)
     page.keyboard.type("driverV")
     expect(options).to_have_count(1)  # narrowed to driverVersion
-    page.keyboard.press("Enter")
+    options.filter(has_text="driverVersion").click()
     assert 'device.attributes["gpu.example.com"].driverVersion' in page.evaluate("window.playgroundEditor.text()")
 
 
