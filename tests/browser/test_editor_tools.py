@@ -6,8 +6,6 @@ pytest.importorskip("playwright")
 
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from allocator import gallery  # noqa: E402
-
 from .helpers import open_example, outcome, replace_in_editor  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -22,9 +20,9 @@ def test_completion_in_a_cel_expression_offers_the_slices_own_attribute_names(pa
     expect(options.filter(has_text="model")).to_have_count(1)
     expect(options.filter(has_text="uuid")).to_have_count(1)
     page.keyboard.type("driverV")
-    page.keyboard.press("Enter")
-    page.keyboard.type(".isGreaterThan(semver(\"0.9.0\"))")
-    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    expect(options).to_have_count(1)  # narrowed to driverVersion
+    options.filter(has_text="driverVersion").click()
+    assert 'device.attributes["gpu.example.com"].driverVersion' in page.evaluate("window.playgroundEditor.text()")
 
 
 def test_completion_offers_the_fields_a_device_knows(page: Page):
@@ -36,31 +34,95 @@ def test_completion_offers_the_fields_a_device_knows(page: Page):
     expect(page.locator(".cm-tooltip-autocomplete li").filter(has_text="bindsToNode")).to_have_count(1)
 
 
+def test_hovering_an_attribute_shows_its_values_across_the_devices(page: Page):
+    open_example(page, "simple-gpu")
+    replace_in_editor(page, 'device.driver == "gpu.example.com"', 'device.attributes["gpu.example.com"].uuid != ""')
+    page.keyboard.press("Escape")  # the completion list the typing opened
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    page.wait_for_timeout(1500)  # let the run's answer settle: a swap moves the page under the mouse
+    hover = page.locator(".cm-tooltip-hover .cel-hover")
+    for _ in range(3):  # a hover is a pause of the mouse over the name; a busy machine may miss one
+        point = page.evaluate("window.playgroundEditor.coordsOf('].uuid', 3)")
+        middle = (point["top"] + point["bottom"]) / 2
+        page.mouse.move(point["left"] - 30, point["top"] - 30)
+        page.mouse.move(point["left"], middle)
+        page.wait_for_timeout(300)
+        page.mouse.move(point["left"] + 2, middle)
+        page.wait_for_timeout(1500)
+        if hover.count():
+            break
+    expect(hover).to_contain_text("gpu.example.com/uuid")
+    expect(hover).to_contain_text("gpu-2f0d6ac4-4d3b-4b6b-8d1b-3b1f2d5e7a10")
+    expect(hover).to_contain_text("gpu-8a1c3e55-0c2f-4f9e-9d35-6e0a7c4b2d91")
+
+
+FOUR_SPACES = """# One GPU, written with four spaces.
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+    name: gpu.example.com
+spec:
+    selectors:
+        - cel:
+              expression: device.driver == "gpu.example.com"
+---
+apiVersion: v1
+kind: Node
+metadata:
+    name: worker-1
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+    name: worker-1-gpus
+spec:
+    driver: gpu.example.com
+    nodeName: worker-1
+    pool:
+        name: worker-1
+        generation: 1
+        resourceSliceCount: 1
+    devices:
+        - name: gpu-0   # the only one
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+    name: one-gpu
+    namespace: default
+spec:
+    devices:
+        requests:
+            - name: gpu
+              exactly:
+                  deviceClassName: gpu.example.com
+"""
+
+
 def test_format_reindents_keeps_the_scenario_loadable_and_undo_brings_the_text_back(page: Page):
     open_example(page, "simple-gpu")
-    original = gallery.get("simple-gpu").scenario
-    wide = "\n".join(line.replace("  ", "    ") for line in original.splitlines()) + "\n"
     page.evaluate("""(text) => {
       const area = document.getElementById("scenario");
       area.value = text;
       area.dispatchEvent(new Event("playground:scenario-replaced"));
-    }""", wide)
-    expect(page.locator("#editor .cm-content")).to_contain_text("    selectors:")
-    page.locator("#editor .cm-content").click()
+    }""", FOUR_SPACES)
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
     page.get_by_role("button", name="Format", exact=True).click()
     expect(page.locator("#editor-status")).to_contain_text("comments are kept")
     formatted = page.evaluate("window.playgroundEditor.text()")
-    assert formatted != wide and "\n  selectors:\n" in formatted and formatted.startswith("# Two GPUs")
+    assert "\n  selectors:\n    - cel:\n        expression: device.driver" in formatted
+    assert "  - name: gpu-0   # the only one\n" in formatted and formatted.startswith("# One GPU")
+    expect(page.locator("#results")).to_contain_text("gpu-0")
     expect(outcome(page)).to_contain_text("Allocated on node worker-1")
 
     page.locator("#editor .cm-content").click()
     page.keyboard.press("Control+z")
-    assert page.evaluate("window.playgroundEditor.text()") == wide
+    assert page.evaluate("window.playgroundEditor.text()") == FOUR_SPACES
 
 
 def test_format_leaves_unreadable_yaml_alone_and_says_why(page: Page):
     open_example(page, "simple-gpu")
-    replace_in_editor(page, "kind: DeviceClass", "kind: [DeviceClass")
+    replace_in_editor(page, "kind: DeviceClass", "kind: DeviceClass: twice")
     before = page.evaluate("window.playgroundEditor.text()")
     page.get_by_role("button", name="Format", exact=True).click()
     expect(page.locator("#editor-status")).to_contain_text("the text was not changed")
