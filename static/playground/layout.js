@@ -153,6 +153,7 @@
     if (!check) return;
     event.preventDefault();
     event.stopPropagation();
+    if (window.playgroundEditor) window.playgroundEditor.sync();  // the editor copies its text lazily
     check.click();
   }, true);
 

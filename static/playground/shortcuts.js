@@ -47,19 +47,12 @@
     if (button && !button.disabled) button.click();
   }
 
-  function check() {
-    var button = document.querySelector(".lesson-check");
-    if (button && !button.disabled) { syncEditor(); button.click(); }
-  }
 
   document.addEventListener("keydown", function (event) {
     var mod = event.ctrlKey || event.metaKey;
     if (event.key === "?" && !mod && !event.altKey && !typingIn(event.target)) {
       event.preventDefault();
       openHelp();
-    } else if (mod && event.shiftKey && event.key === "Enter" && document.querySelector(".lesson-check")) {
-      event.preventDefault();
-      check();
     } else if (mod && event.shiftKey && (event.key === "S" || event.key === "s") && form()) {
       event.preventDefault();
       share();
