@@ -1723,6 +1723,8 @@ def _compatibility_groups(c: _Checker, consumption: dict, path: tuple) -> None:
         return
     if len(groups) > COMPATIBILITY_GROUPS_MAX:  # the size check stands alone (a set: no duplicates either)
         c.too_many(groups_path, len(groups), COMPATIBILITY_GROUPS_MAX)
+        for _ in c.string_items(groups, groups_path):
+            pass  # but every item is still decoded
         return
     seen = set()
     for _, item_path, group in c.string_items(groups, groups_path):
@@ -2135,7 +2137,10 @@ def _derived_attributes(c: _Checker, body: dict, path: tuple, reference: str, co
             if name in seen:
                 c.duplicate(item_path, name)
             seen.add(name)
-        c.cel_expression(attribute, item_path, derived=True)
+        if attribute.get("expression") in (None, ""):
+            c.required(item_path + ("expression",))
+        else:
+            c.cel_expression(attribute, item_path, derived=True)
 
 
 def _used_by_constraint(name: str, reference: str, constrained: dict) -> bool:
