@@ -224,7 +224,8 @@ def dns_subdomain_errors(value: str, *, declarative: bool = False) -> list[str]:
 
 
 def label_key_errors(value: str) -> list[str]:
-    """Label key ("qualified name"): optional DNS-subdomain prefix, '/', name."""
+    """Label key ("qualified name"): optional DNS-subdomain prefix, '/', name. Kubernetes 1.37 has
+    one label key check for both validations, and its lengths are said in bytes."""
     parts = value.split("/")
     errors = []
     if len(parts) == 1:
@@ -234,7 +235,7 @@ def label_key_errors(value: str) -> list[str]:
         if not prefix:
             errors.append("prefix part must be non-empty")
         else:
-            errors.extend("prefix part " + message for message in dns_subdomain_errors(prefix))
+            errors.extend("prefix part " + message for message in dns_subdomain_errors(prefix, declarative=True))
     else:
         return [
             "a valid label key "
@@ -244,7 +245,7 @@ def label_key_errors(value: str) -> list[str]:
     if not name:
         errors.append("name part must be non-empty")
     elif _nbytes(name) > 63:
-        errors.append("name part " + _max_length_error(63))
+        errors.append("name part " + _max_length_error(63, "bytes"))
     if not _LABEL_KEY_RE.fullmatch(name):
         errors.append("name part " + _regex_error(_LABEL_KEY_MESSAGE, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
     return errors
@@ -699,7 +700,7 @@ class _Checker:
             self.too_long(path, DRIVER_NAME_MAX_LENGTH, "characters")
         elif _nbytes(value) > DRIVER_NAME_MAX_LENGTH:
             self.too_long(path, DRIVER_NAME_MAX_LENGTH)
-        errors = dns_subdomain_errors(value.lower())
+        errors = dns_subdomain_errors(value.lower(), declarative=caseless)
         if caseless:
             errors = [e.replace(_DNS_SUBDOMAIN_MESSAGE, _DNS_SUBDOMAIN_CASELESS_MESSAGE)
                       .replace("'example.com'", "'Example.com'") for e in errors]
@@ -816,8 +817,8 @@ class _Checker:
                 continue  # null is the zero time; a YAML timestamp is sent as RFC 3339 text
             if not isinstance(value, str):
                 self.invalid(path + (key,), value, "expected string")
-            elif not _RFC3339.fullmatch(value):
-                self.invalid(path + (key,), value, "not an RFC 3339 time")
+            elif not _RFC3339.fullmatch(value):  # refused while decoding, as a value of the wrong type is
+                self.invalid(path + (key,), value, "expected an RFC 3339 time")
         finalizers = self.array(meta, "finalizers", path)
         for _ in self.string_items(finalizers or [], path + ("finalizers",)):
             pass
@@ -1506,10 +1507,22 @@ def _capacity(c: _Checker, entry: dict, path: tuple, allow_multiple: bool) -> No
         return
     if not allow_multiple:
         c.forbidden(policy_path, "allowMultipleAllocations must be true")
+        _policy_quantities(c, policy, policy_path)  # still decoded: a bad one refuses the object first
         return
     if value is None and entry.get("value") is None:
         value = Quantity.from_int(0)  # an unset value decodes as zero
     _request_policy(c, policy, policy_path, value)
+
+
+def _policy_quantities(c: _Checker, policy: dict, path: tuple) -> None:
+    c.quantity(policy, "default", path)
+    values = policy.get("validValues")
+    for _, item_path, item in c.items(values if isinstance(values, list) else [], path + ("validValues",)):
+        c.as_quantity(item, item_path)
+    bounds = policy.get("validRange")
+    if isinstance(bounds, dict):
+        for key in ("min", "max", "step"):
+            c.quantity(bounds, key, path + ("validRange",))
 
 
 def _request_policy(c: _Checker, policy: dict, path: tuple, capacity: Quantity | None) -> None:
@@ -1554,7 +1567,9 @@ def _valid_values(c: _Checker, default: Quantity, capacity: Quantity, values: li
                 c.invalid(path + (index,), str(option), f"option is larger than capacity value: {capacity}")
             if option == default:
                 found_default = True
-            key = format(option.value.normalize(), "f")  # the exact decimal value
+            # the exact decimal value with fractional ranges (DRAFractionalCapacityRange), else Value()
+            fractional = c.gates.enabled("DRAFractionalCapacityRange")
+            key = format(option.value.normalize(), "f") if fractional else str(option.int_value())
             if key in seen:
                 c.duplicate(path + (index,), key)
             seen.add(key)
@@ -1584,9 +1599,10 @@ def _valid_range(c: _Checker, default: Quantity, capacity: Quantity, bounds: dic
         if default > high:
             c.invalid(path + ("default",), str(default), f"default is more than max: {high}")
     operands = {"default": default, "min": low, "max": high, "step": step}
-    # With fractional range values (DRAFractionalCapacityRange, on by default)
+    # With fractional range values (DRAFractionalCapacityRange, off by default in 1.37)
     # the step arithmetic works in milli-units, which must be exact.
-    use_milli = any(q is not None and not q.is_integer() for q in operands.values())
+    use_milli = c.gates.enabled("DRAFractionalCapacityRange") and any(
+        q is not None and not q.is_integer() for q in operands.values())
     if use_milli:
         unsafe = False
         for name, q in operands.items():
@@ -1705,8 +1721,11 @@ def _compatibility_groups(c: _Checker, consumption: dict, path: tuple) -> None:
     groups = c.array(consumption, "compatibilityGroups", path)
     if not groups:
         return
-    if len(groups) > COMPATIBILITY_GROUPS_MAX:
+    if len(groups) > COMPATIBILITY_GROUPS_MAX:  # the size check stands alone (a set: no duplicates either)
         c.too_many(groups_path, len(groups), COMPATIBILITY_GROUPS_MAX)
+        for _ in c.string_items(groups, groups_path):
+            pass  # but every item is still decoded
+        return
     seen = set()
     for _, item_path, group in c.string_items(groups, groups_path):
         c.dns_label(group, item_path)
@@ -2118,7 +2137,10 @@ def _derived_attributes(c: _Checker, body: dict, path: tuple, reference: str, co
             if name in seen:
                 c.duplicate(item_path, name)
             seen.add(name)
-        c.cel_expression(attribute, item_path, derived=True)
+        if attribute.get("expression") in (None, ""):
+            c.required(item_path + ("expression",))
+        else:
+            c.cel_expression(attribute, item_path, derived=True)
 
 
 def _used_by_constraint(name: str, reference: str, constrained: dict) -> bool:
