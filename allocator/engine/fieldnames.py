@@ -11,7 +11,7 @@ import re
 
 from allocator.engine import validation as v
 from allocator.engine.cel.functions import FUNCTIONS
-from allocator.engine.cel.interpreter import _DEVICE_FIELDS as DEVICE_FIELDS
+from allocator.engine.cel.interpreter import DEVICE_FIELDS as DEVICE_FIELDS
 
 _META = {"metadata": v._OBJECT_META_FIELDS}
 _NODE_SELECTOR = {
@@ -40,7 +40,7 @@ _SLICE = {
     "spec.pool": v._POOL_FIELDS,
     **_under("spec.nodeSelector", _NODE_SELECTOR),
     "spec.sharedCounters[]": v._COUNTER_SET_FIELDS,
-    "spec.devices[]": v._DEVICE_FIELDS,
+    "spec.devices[]": v.DEVICE_FIELDS,
     "spec.devices[].attributes.*": frozenset(v._ATTRIBUTE_FIELDS),
     "spec.devices[].capacity.*": v._CAPACITY_FIELDS,
     "spec.devices[].capacity.*.requestPolicy": v._REQUEST_POLICY_FIELDS,

@@ -102,7 +102,7 @@ def prefilter_nodes(placement: Placement) -> tuple[set | None, str | None]:
     return names, None
 
 
-def _affinity_matches(selector: NodeSelector, node: Node) -> bool:
+def affinity_matches(selector: NodeSelector, node: Node) -> bool:
     """Terms are ORed; a term that cannot be parsed matches nothing (the plugin ignores the error)."""
     for term in selector.terms:
         try:
@@ -123,6 +123,6 @@ def filter_node(placement: Placement, node: Node) -> str | None:
         return UNTOLERATED_TAINT
     if any(node.labels.get(key) != value for key, value in placement.node_selector):
         return NODE_AFFINITY
-    if placement.affinity is not None and not _affinity_matches(placement.affinity, node):
+    if placement.affinity is not None and not affinity_matches(placement.affinity, node):
         return NODE_AFFINITY
     return None

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from allocator.engine.labelselect import LabelSelector, label_selector, pod_labels
-from allocator.engine.nodefilter import DO_NOT_SCHEDULE, Placement, _affinity_matches
+from allocator.engine.nodefilter import DO_NOT_SCHEDULE, Placement, affinity_matches
 
 NAME = "PodTopologySpread"
 CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -63,7 +63,7 @@ def constraints(raw: dict, action: str) -> list:
 def _node_affinity_matches(placement: Placement, node) -> bool:
     if any(node.labels.get(key) != value for key, value in placement.node_selector):
         return False
-    return placement.affinity is None or _affinity_matches(placement.affinity, node)
+    return placement.affinity is None or affinity_matches(placement.affinity, node)
 
 
 def _taints_tolerated(placement: Placement, node) -> bool:

@@ -446,7 +446,7 @@ _SLICE_SPEC_FIELDS = frozenset({
 _POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
 _COUNTER_SET_FIELDS = frozenset({"name", "counters"})
 _COUNTER_FIELDS = frozenset({"value"})
-_DEVICE_FIELDS = frozenset({
+DEVICE_FIELDS = frozenset({
     "name", "attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes",
     "taints", "bindsToNode", "bindingConditions", "bindingFailureConditions",
     "allowMultipleAllocations", "nodeAllocatableResources",
@@ -1320,7 +1320,7 @@ def _devices(c: _Checker, devices: list, path: tuple, per_device: bool) -> None:
 
 
 def _device(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
-    c.fields(device, _DEVICE_FIELDS, path)
+    c.fields(device, DEVICE_FIELDS, path)
     name = c.name_label(device, "name", path)
     allow_multiple = c.boolean(device, "allowMultipleAllocations", path) is True
     c.boolean(device, "bindsToNode", path)

@@ -308,6 +308,8 @@
   document.addEventListener("change", function (event) {
     if (form() && form().contains(event.target)) saveDraft();
   });
+  // A reload fires beforeunload before pagehide; either may be the one a browser still lets write.
+  window.addEventListener("beforeunload", saveDraftNow);
   window.addEventListener("pagehide", saveDraftNow);
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "hidden") saveDraftNow();

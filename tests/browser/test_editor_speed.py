@@ -106,8 +106,6 @@ def test_the_wait_before_a_run_grows_for_slow_answers_and_shrinks_for_fast_ones(
     expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
 
 
-@pytest.mark.xfail(strict=False, reason="open: passes alone, but after another test in the same session the "
-                   "reload sometimes restores the example instead of the draft (cause not found yet)")
 def test_a_reload_right_after_typing_keeps_the_edit(page: Page):
     open_example(page, "simple-gpu")
     expect(outcome(page)).to_contain_text("Allocated on node worker-1")

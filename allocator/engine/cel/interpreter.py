@@ -220,7 +220,7 @@ def call_cost(function: str, overload_id: str):
 
 # -- field selection ---------------------------------------------------------------------
 
-_DEVICE_FIELDS = ("driver", "attributes", "capacity", "allowMultipleAllocations")
+DEVICE_FIELDS = ("driver", "attributes", "capacity", "allowMultipleAllocations")
 
 
 def device_field(device, field: str):
@@ -275,7 +275,7 @@ def has_field(obj, field: str) -> bool:
     if type(obj) is Optional:
         return obj.present and has_field(obj.value, field)
     if _is_device(obj):
-        return field in _DEVICE_FIELDS
+        return field in DEVICE_FIELDS
     return False
 
 
@@ -395,7 +395,7 @@ class Compiler:
             def presence(st):
                 return has_field(operand(st), field)
             return presence
-        if self._is_device_ident(e.operand, scope) and field in _DEVICE_FIELDS:
+        if self._is_device_ident(e.operand, scope) and field in DEVICE_FIELDS:
             return self._device_select(field)
         operand = self.fn(e.operand, scope)
         operand_type = self.checked.type_of(e.operand)
