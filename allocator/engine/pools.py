@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from allocator.engine.gates import AllocatorFeatures
+from allocator.engine.gates import STABLE, AllocatorFeatures
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Device, Node, ResourceSlice
 
@@ -139,9 +139,15 @@ def _relevant(s: ResourceSlice, node: Node) -> bool:
 
 def gather_pools(node: Node, index: SliceIndex, features: AllocatorFeatures) -> list[Pool]:
     candidates = index.by_node.get(node.name, []) + index.shared
+    # The stable allocator (v0.37.2) takes every slice that publishes shared counters, whatever node
+    # it names; the incubating and experimental ones only those meant for this node.
+    counters_anywhere = features.variant == STABLE
+    if counters_anywhere:
+        candidates = candidates + [s for s in index.slices
+                                   if s.shared_counters and s.node_name and s.node_name != node.name]
     groups: dict[tuple, list[ResourceSlice]] = {}
     for s in candidates:
-        if _dropped(s, features) or not _relevant(s, node):
+        if _dropped(s, features) or not ((counters_anywhere and s.shared_counters) or _relevant(s, node)):
             continue
         key = (s.driver, s.pool)
         group = groups.get(key)
