@@ -1,6 +1,7 @@
 """Issue 24, item 1 — the answer first: a pasted file is answered for the nodes it names, the
 example it replaced is forgotten, and the results lead with what the user asked about."""
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -10,42 +11,7 @@ from tests.browser.helpers import open_example, outcome
 pytestmark = pytest.mark.browser
 
 # A whole file as a user copies it from elsewhere: nothing of the simple-gpu example is in it.
-DUMP = """\
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: nic.example.com
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "nic.example.com"
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata:
-  name: node-a-nics
-spec:
-  driver: nic.example.com
-  nodeName: node-a
-  pool:
-    name: node-a
-    generation: 1
-    resourceSliceCount: 1
-  devices:
-  - name: nic-0
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: one-nic
-  namespace: default
-spec:
-  devices:
-    requests:
-    - name: nic
-      exactly:
-        deviceClassName: nic.example.com
-"""
+DUMP = (Path(__file__).resolve().parents[1] / "dumps" / "pasted-nics.yaml").read_text()
 
 
 def paste_over_everything(page: Page, text: str) -> None:

@@ -51,7 +51,7 @@ def gate_oracle():
 @pytest.fixture(scope="session")
 def scheduler():
     """kube-scheduler 1.37.2's framework (tests/kube/cmd/schedule) in one batch process; the tests that
-    need it skip without Go (their stored regressions still run). A test module may keep its own."""
+    need it skip without Go (their stored regressions still run)."""
     from tests.upstream.scheduler import Scheduler, SchedulerUnavailable, build
 
     try:

@@ -13,25 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.upstream.pod_dumps import dumps, dumps_with_unmodelled
-from tests.upstream.scheduler import REGRESSIONS, Scheduler, SchedulerUnavailable, build, compare, compare_pod, ours
+from tests.upstream.scheduler import REGRESSIONS, compare, compare_pod, ours
 
 EXAMPLES = int(os.environ.get("DRA_SCHEDULER_EXAMPLES", "2000"))
 CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
 GPU_CLUSTER = Path(__file__).resolve().parent.parent / "dumps" / "gpu-cluster.yaml"
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """kube-scheduler's framework in one batch process; the tests that need it skip without Go."""
-    try:
-        binary = build()
-    except SchedulerUnavailable as exc:
-        if "not installed" in str(exc):
-            pytest.skip("Go is not installed: the comparison with kube-scheduler 1.37.2 is skipped; "
-                        "its stored regressions (tests/upstream/regressions/pods) still run")
-        pytest.fail(str(exc))
-    with Scheduler(binary) as process:
-        yield process
 
 
 def _case(name):

@@ -1,41 +1,14 @@
 """Issue 24 item 1 on the server: a node the scenario does not name, "edited from", the closest
 node, claims judged alone."""
 import re
+from pathlib import Path
 
 import pytest
 
 from allocator import gallery
 
-PASTED = """\
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: nic.example.com
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "nic.example.com"
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata:
-  name: node-a-nics
-spec:
-  driver: nic.example.com
-  nodeName: node-a
-  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
-  devices:
-  - name: nic-0
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: one-nic, namespace: default}
-spec:
-  devices:
-    requests:
-    - name: nic
-      exactly: {deviceClassName: nic.example.com}
-"""
+# A whole file as a user pastes it over an example (the browser test pastes the same one).
+PASTED = (Path(__file__).resolve().parents[1] / "dumps" / "pasted-nics.yaml").read_text()
 
 
 def post(client, scenario: str, node: str = "", example: str = "", htmx: bool = False) -> str:
