@@ -179,9 +179,10 @@ def test_invalid_literal_regex_is_a_compile_error():
 
 
 def test_deeply_nested_parentheses_fail_fast_without_recursion_error():
-    start = time.perf_counter()
+    # CPU time, not wall time: the bound is on the work done, whatever else the machine runs.
+    start = time.process_time()
     error = compile_error("(" * 5000 + "true" + ")" * 5000)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
     assert error.message == "ERROR: <input>:-1:0: expression recursion limit exceeded: 250"
     assert error.line is None
 
@@ -329,10 +330,10 @@ def test_deadline_interrupts_long_comprehensions():
 
 
 def test_catastrophic_regex_is_linear_time():
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: backtracking would take seconds of it, load takes none
     program = compile_selector("'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'.matches('^(a+)+$')")
     assert program.evaluate(GPU) is False
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
 
 
 def test_invalid_runtime_regex_is_an_error():

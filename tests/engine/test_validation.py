@@ -718,11 +718,11 @@ def test_parameters_that_share_one_long_string_are_measured_without_writing_them
     claim["spec"]["devices"]["config"][0] = {
         "opaque": {"driver": "d.example.com", "parameters": {"copies": [shared] * 100_000, "wrong": 5}}}
     claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = [shared] * 100_000
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the bound is on the work, whatever else the machine runs
 
     found = messages(claim)
 
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
     assert found[("spec", "devices", "config", 0, "opaque", "parameters")] == [
         "Too long: may not be more than 10240 bytes"]
     wrong_type = found[("spec", "devices", "requests", 0, "exactly", "deviceClassName")][0]
