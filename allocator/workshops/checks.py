@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import re2
 from django.utils.translation import gettext, gettext_noop
 
+from allocator import wording
 from allocator.engine import cel
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.engine.loader import load_scenario
@@ -824,14 +825,15 @@ class Submission:
         return None
 
     def why(self, claim: str | None) -> str:
-        """The engine's why headline for the claim (or the run's), else the run's message."""
+        """The engine's why headline for the claim (or the run's), in the page's language (the
+        wording layer says it again from its form and parts), else the run's message."""
         explanations = [self.outcome.explanation] + [p.explanation for p in self.outcome.pods or ()]
         for explanation in explanations:
             if explanation is not None and explanation.headline and explanation.blocked_at is not None \
                     and (claim is None or explanation.blocked_at.claim == claim):
-                return explanation.headline
+                return wording.headline(explanation).text
         if self.outcome.explanation is not None and self.outcome.explanation.headline:
-            return self.outcome.explanation.headline
+            return wording.headline(self.outcome.explanation).text
         return self.outcome.message or ""
 
 

@@ -98,7 +98,7 @@
         var parts = box.name.split("-");  // gate-<component>-<Gate>
         var component = parts[1], gate = parts.slice(2).join("-");
         var values = variant.gates[component] || {};
-        var on = gate in values ? values[gate] : !!data.defaults[gate];
+        var on = !!values[gate];  // the server sends every gate's value at the variant's versions
         if (on) checked.push(box.name);
       });
       return { scenario: variant.scenario, node: variant.node, checked: checked };

@@ -210,6 +210,29 @@ def test_why_in_a_message_quotes_the_engines_headline():
     assert outcome.explanation.headline and result.message == "Still pending: " + outcome.explanation.headline
 
 
+def test_why_in_a_korean_message_is_the_headline_in_the_pages_language():
+    """A Korean message quoting `{why}` shows the headline in Korean (the wording layer's sentence), an
+    English one the engine's English: never the engine's English inside a Korean sentence."""
+    from django.utils import translation
+
+    from allocator import wording
+
+    check = {"claim": "single-gpu", "allocated": True, "message": "아직 보류 중이에요. {why}"}
+    lesson = {"title": "t", "task": "t", "scenario": SIMPLE_200, "node": "worker-1", "checks": [check], "solution": {}}
+    workshop, _ = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
+    lesson = workshop.lessons[0]
+    with translation.override("ko"):
+        [korean], (_, outcome) = check_lesson(lesson, lesson.start)
+        said = wording.headline(outcome.explanation)
+    english = outcome.explanation.headline
+    assert said.lang is None and said.text != english  # the wording layer has this headline in Korean
+    assert korean.message == "아직 보류 중이에요. " + said.text
+    assert english not in korean.message and "클레임" in korean.message
+    with translation.override("en"):
+        [result], _ = check_lesson(lesson, lesson.start)
+    assert result.message == "아직 보류 중이에요. " + english
+
+
 def test_an_allocated_claims_allocation_is_the_schedulers_even_where_the_claim_is_editable():
     """The pods lesson lets the attendee delete the finished notebook's claim; rewriting its allocation
     (a device that does not exist, adminAccess, another pool) is refused, as issue 22 found it passing."""

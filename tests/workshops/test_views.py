@@ -1,5 +1,6 @@
 """Workshop pages: the list, a lesson in the playground, Check through htmx and as a plain form."""
 import re
+from pathlib import Path
 from html import escape
 
 import pytest
@@ -89,6 +90,20 @@ def test_check_with_htmx_lists_failures_with_their_messages(client):
     # the message quotes the engine's why headline for the claim
     assert re.search(r"jax-test is still pending: [^<{]*default/jax-test[^<{]*</span>", body), body
     assert 'data-all-passed="0"' in body
+
+
+def test_a_korean_check_message_quotes_the_headline_in_korean(client):
+    """The ko.yaml message of lesson 3 quotes `{why}`: on a Korean page the headline is the wording
+    layer's Korean sentence, on an English page the engine's English."""
+    lesson = WORKSHOP.lesson(3)
+    url = "/workshops/dra-in-90-minutes/3/check"
+    korean = client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    message = re.search(r'<span class="check-message">(jax-test가 아직 보류 중이에요[^<]*)</span>', korean)
+    assert message, korean
+    assert "클레임 default/jax-test" in message.group(1) and "of claim" not in message.group(1)
+    english = client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true",
+                          HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"jax-test is still pending: [^<{]*of claim default/jax-test", english), english
 
 
 def test_check_passes_the_solution_and_links_the_next_step(client):
@@ -195,3 +210,31 @@ def test_a_korean_lesson_page_has_korean_words_and_check_labels(client):
     assert "DRADeviceCompatibilityGroups=켜짐" in page and "=on" not in page  # the solution's settings
     assert "시나리오가 유효함" in checked  # the built-in check of an invalid scenario, in Korean
     assert "DRADeviceCompatibilityGroups가 scheduler에서 켜져 있음" in checked  # the lesson's label, from ko.yaml
+
+
+@pytest.mark.django_db
+def test_the_browser_gets_the_gate_values_at_the_lessons_versions(client, tmp_path, monkeypatch):
+    """Reset and Show solution put back gates from `lesson-data`: at a lesson's emulated 1.35 the
+    DRAPartitionableDevices box is off (its default there), not on (the 1.37 binary's default)."""
+    import json
+
+    from allocator.workshops import library
+
+    text = (Path(__file__).parent / "files" / "tiny.yaml").read_text()
+    text = text.replace("  node: worker-1\n", '  node: worker-1\n  versions: {emulated: "1.35"}\n', 1)
+    (tmp_path / "skewed.yaml").write_text(text)
+    monkeypatch.setattr(library, "SHIPPED_DIR", tmp_path)
+    library.clear()
+    try:
+        body = client.get("/workshops/skewed/1").content.decode()
+    finally:
+        library.clear()
+    data = json.loads(re.search(r'<script id="lesson-data" type="application/json">(.*?)</script>', body, re.S).group(1))
+    for variant in ("start", "solution"):
+        gates = data[variant]["gates"]
+        assert set(gates) == {"apiserver", "scheduler", "kubelet"}
+        assert gates["scheduler"]["DRAPartitionableDevices"] is False  # its default at 1.35
+        assert gates["scheduler"]["DRAPrioritizedList"] is True
+    assert "defaults" not in data
+    # the page's own boxes agree with what the browser will put back
+    assert not re.search(r'name="gate-scheduler-DRAPartitionableDevices"[^>]*checked', body)
