@@ -17,7 +17,7 @@ translations; the check's position otherwise):
     selects: [gpu-0, pool/gpu-1]   claim: ns/name  request: gpu[/subrequest]
                       (the request's selectors, with its class's, pick exactly these devices of the lesson)
     counter: memory   counterSet: gpu-0 [pool: driver/pool]  free: 2Gi | freeAtLeast: 1Gi | freeAtMost: 0
-    capacity: bandwidth  device: eth1 [claim: ns/name]  consumed: 8G
+    capacity: bandwidth  device: eth1 [claim: ns/name]  consumed: 8G | consumedAtLeast: 1G | consumedAtMost: 8G
     row: gpu-1        claim: ns/name [request: gpu]  code: selector | verdict: rejected
     pod: ns/name      node: worker-1 | pending: true|false  [reason: 'Insufficient cpu'  (a whole reason the
                       scheduler gave some node for the pending pod, as in its `0/N nodes are available` line)]
@@ -404,24 +404,46 @@ def _selected(programs, device) -> bool:
         return False
 
 
+class Bounds:
+    """An amount checked against `<name>` (exactly), `<name>AtLeast` and/or `<name>AtMost`, each a
+    quantity: the one comparison the counter and capacity checks share."""
+
+    def __init__(self, name: str, words: tuple[str, str, str]):
+        self.keys = (name, name + "AtLeast", name + "AtMost")
+        self.words = dict(zip(self.keys, words))  # how describe() says each bound, "{}" the quantity
+
+    def validate(self, spec: dict, v: "_Validator") -> None:
+        given = [k for k in self.keys if k in spec]
+        if not given:
+            v.problem(f"a {v.kind} check needs {', '.join(self.keys[:2])} or {self.keys[2]}")
+        for key in given:
+            if v.need(key, (str, int), "a quantity"):
+                v.quantity(key)
+
+    def describe(self, spec: dict) -> str:
+        return " and ".join(self.words[k].format(spec[k]) for k in self.keys if k in spec)
+
+    def hold(self, amount: Quantity, spec: dict) -> bool:
+        exactly, at_least, at_most = self.keys
+        bound = {k: Quantity.parse(str(spec[k])) for k in self.keys if k in spec}
+        return ((exactly not in bound or amount == bound[exactly])
+                and (at_least not in bound or not amount < bound[at_least])
+                and (at_most not in bound or not amount > bound[at_most]))
+
+
 class CounterCheck(Kind):
     key = "counter"
-    fields = frozenset({"counterSet", "pool", "free", "freeAtLeast", "freeAtMost"})
-    BOUNDS = {"free": "has {} free", "freeAtLeast": "has at least {} free", "freeAtMost": "has at most {} free"}
+    FREE = Bounds("free", ("has {} free", "has at least {} free", "has at most {} free"))
+    fields = frozenset({"counterSet", "pool", *FREE.keys})
 
     def validate(self, spec, v):
         v.need("counter", str, "a counter name")
         v.need("counterSet", str, "a counter set name")
         v.optional("pool", str, "a pool, driver/pool")
-        bounds = set(self.BOUNDS) & spec.keys()
-        if not bounds:
-            v.problem("a counter check needs free, freeAtLeast or freeAtMost")
-        for key in bounds:
-            v.quantity(key)
+        self.FREE.validate(spec, v)
 
     def describe(self, spec):
-        bound = " and ".join(self.BOUNDS[k].format(spec[k]) for k in self.BOUNDS if k in spec)
-        return f"counter {spec['counterSet']}/{spec['counter']} {bound}"
+        return f"counter {spec['counterSet']}/{spec['counter']} {self.FREE.describe(spec)}"
 
     def passes(self, spec, attempt):
         for cs in attempt.sections("counter_sets"):
@@ -430,32 +452,24 @@ class CounterCheck(Kind):
             if spec.get("pool") and cs.pool != spec["pool"] and not cs.pool.endswith("/" + spec["pool"]):
                 continue
             for counter in cs.counters:
-                if counter.counter != spec["counter"]:
-                    continue
-                free = Quantity.parse(counter.free)
-                if "free" in spec and free != Quantity.parse(str(spec["free"])):
-                    return False
-                if "freeAtLeast" in spec and free < Quantity.parse(str(spec["freeAtLeast"])):
-                    return False
-                if "freeAtMost" in spec and free > Quantity.parse(str(spec["freeAtMost"])):
-                    return False
-                return True
+                if counter.counter == spec["counter"]:
+                    return self.FREE.hold(Quantity.parse(counter.free), spec)
         return False
 
 
 class CapacityCheck(Kind):
     key = "capacity"
-    fields = frozenset({"device", "claim", "consumed"})
+    CONSUMED = Bounds("consumed", ("is {}", "is at least {}", "is at most {}"))
+    fields = frozenset({"device", "claim", *CONSUMED.keys})
 
     def validate(self, spec, v):
         v.need("capacity", str, "a capacity name")
         v.need("device", str, "a device name")
         v.optional("claim", str, "a claim name")
-        if v.need("consumed", (str, int), "a quantity"):
-            v.quantity("consumed")
+        self.CONSUMED.validate(spec, v)
 
     def describe(self, spec):
-        return f"{spec['capacity']} consumed on {spec['device']} is {spec['consumed']}"
+        return f"{spec['capacity']} consumed on {spec['device']} {self.CONSUMED.describe(spec)}"
 
     def passes(self, spec, attempt):
         for entry in attempt.sections("capacity"):
@@ -475,7 +489,7 @@ class CapacityCheck(Kind):
                 amount = share.consumed_capacity.get(spec["capacity"])
                 if amount is not None:
                     total = total.add(Quantity.parse(amount))
-            return total == Quantity.parse(str(spec["consumed"]))
+            return self.CONSUMED.hold(total, spec)
         return False
 
 

@@ -61,6 +61,12 @@ CASES = [
      PARTITIONS.replace("value: 8Gi", "value: 6Gi")),
     ({"capacity": "bandwidth", "device": "eth1", "consumed": "8G"}, NIC, NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
     ({"capacity": "bandwidth", "device": "eth1", "claim": "web", "consumed": "2G"}, NIC, NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
+    ({"counter": "memory", "counterSet": "gpu-0", "freeAtMost": "2Gi"}, PARTITIONS,
+     PARTITIONS.replace("value: 6Gi", "value: 4Gi")),
+    ({"capacity": "bandwidth", "device": "eth1", "consumedAtMost": "8G"}, NIC,
+     NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
+    ({"capacity": "bandwidth", "device": "eth1", "consumedAtLeast": "8G", "consumedAtMost": "9G"}, NIC,
+     NIC.replace("bandwidth: 1.5G", "bandwidth: 1G")),
     ({"row": "gpu-0", "claim": "single-gpu", "code": "selector"}, SIMPLE, SIMPLE_16),
     ({"row": "gpu-1", "claim": "single-gpu", "verdict": "chosen"}, SIMPLE, SIMPLE_16),
     ({"gate": "DRADeviceTaints", "component": "scheduler", "value": True}, SIMPLE, None),
@@ -249,3 +255,24 @@ def test_an_allocated_claims_allocation_is_the_schedulers_even_where_the_claim_i
         assert not results[0].ok and "ResourceClaim ml/notebook-gpu status (its allocation rewritten)" in results[0].message
     results, _ = check_lesson(lesson, lesson.solution)
     assert all(r.ok for r in results)  # the claim deleted
+
+
+@pytest.mark.parametrize("check, said", [
+    ({"counter": "memory", "counterSet": "gpu-0"}, "a counter check needs free, freeAtLeast or freeAtMost"),
+    ({"capacity": "bandwidth", "device": "eth1"}, "a capacity check needs consumed, consumedAtLeast or consumedAtMost"),
+    ({"capacity": "bandwidth", "device": "eth1", "consumedAtMost": "lots"}, "consumedAtMost: 'lots' is not a quantity"),
+    ({"counter": "memory", "counterSet": "gpu-0", "freeAtLeast": True}, "freeAtLeast must be a quantity"),
+])
+def test_counter_and_capacity_bounds_are_validated_alike(check, said):
+    lesson = {"title": "t", "task": "t", "scenario": SIMPLE, "checks": [{**check, "message": "m"}], "solution": {}}
+    _, problems = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
+    assert any(said in p.message for p in problems), problems
+
+
+def test_bounds_are_described_in_words():
+    from allocator.workshops.checks import describe
+
+    assert describe("counter", {"counter": "memory", "counterSet": "gpu-0", "freeAtLeast": "1Gi", "freeAtMost": "2Gi"}) \
+        == "counter gpu-0/memory has at least 1Gi free and has at most 2Gi free"
+    assert describe("capacity", {"capacity": "bandwidth", "device": "eth1", "consumed": "8G"}) \
+        == "bandwidth consumed on eth1 is 8G"
