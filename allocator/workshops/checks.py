@@ -9,6 +9,10 @@ translations; the check's position otherwise):
 
     outcome: allocated | unsatisfiable | invalid      [node: worker-1]
     claim: ns/name    [allocated: true|false] [request: gpu] [devices: [gpu-1, pool/dev]] [match: 'mig-1g-.*'] [count: 2]
+                      [bindingConditions: [type, ...]] [bindingFailureConditions: [type, ...]]
+                      (every allocated device of the claim lists exactly these: what the scheduler waits for)
+                      [pinned: true]  (the allocation's nodeSelector names the chosen node alone: bindsToNode,
+                      or a node-local device)
     request: gpu      claim: ns/name  [allocationMode: All|ExactCount] [count: n] [adminAccess: bool]
                       [firstAvailable: [{deviceClassName: c, count: n, allocationMode: m, selects: [devices]}, ...]
                        (the subrequests in this order)]
@@ -43,6 +47,7 @@ from allocator import wording
 from allocator.engine import cel
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.engine.loader import load_scenario
+from allocator.engine.nodematch import single_node_selector
 from allocator.engine.outcome import Outcome
 from allocator.engine.pods import PENDING, SCHEDULED
 from allocator.engine.quantity import Quantity, QuantityError
@@ -157,7 +162,9 @@ class OutcomeCheck(Kind):
 
 class ClaimCheck(Kind):
     key = "claim"
-    fields = frozenset({"allocated", "request", "devices", "match", "count"})
+    fields = frozenset({"allocated", "request", "devices", "match", "count", "bindingConditions",
+                        "bindingFailureConditions", "pinned"})
+    OF_ALLOCATION = ("devices", "match", "count", "bindingConditions", "bindingFailureConditions", "pinned")
 
     def validate(self, spec, v):
         v.need("claim", str, "a claim name, namespace/name")
@@ -165,10 +172,14 @@ class ClaimCheck(Kind):
         v.optional("request", str, "a request name")
         v.optional("match", str, "a regular expression for device names")
         v.optional("count", int, "a number of devices")
+        v.optional("pinned", bool, "true or false")
         v.pattern("match")
         v.names("devices", "devices must be a list of device names (device, pool/device or driver/pool/device)")
-        if not ({"allocated", "devices", "match", "count"} & spec.keys()):
-            v.problem("a claim check needs allocated, devices, match or count")
+        for key in ("bindingConditions", "bindingFailureConditions"):
+            v.names(key, f"{key} must list condition types (an empty list: none)", allow_empty=True)
+        if not ({"allocated", *self.OF_ALLOCATION} & spec.keys()):
+            v.problem("a claim check needs allocated, devices, match, count, bindingConditions, "
+                      "bindingFailureConditions or pinned")
 
     def describe(self, spec):
         parts = []
@@ -180,17 +191,23 @@ class ClaimCheck(Kind):
             parts.append(f"gets devices matching {spec['match']}")
         if "count" in spec:
             parts.append(f"gets {spec['count']} device(s)")
+        for key, words in (("bindingConditions", "waits for"), ("bindingFailureConditions", "fails on")):
+            if key in spec:
+                parts.append(f"{words} {', '.join(spec[key]) or 'no condition'}")
+        if "pinned" in spec:
+            parts.append("is pinned to the chosen node" if spec["pinned"] else "is not pinned to one node")
         return f"claim {spec['claim']}" + (f" request {spec['request']}" if spec.get("request") else "") \
             + " " + " and ".join(parts)
 
     def passes(self, spec, attempt):
-        found, results = attempt.claim_results(spec["claim"])
+        found, allocation, node = attempt.claim_allocation(spec["claim"])
         if not found:
             return False
-        if "allocated" in spec and spec["allocated"] != (results is not None):
+        if "allocated" in spec and spec["allocated"] != (allocation is not None):
             return False
-        if results is None:
-            return not ({"devices", "match", "count"} & spec.keys())
+        if allocation is None:
+            return not (set(self.OF_ALLOCATION) & spec.keys())
+        results = allocation["devices"]["results"]
         if spec.get("request"):
             results = [r for r in results if r["request"] == spec["request"]
                        or r["request"].startswith(spec["request"] + "/")]
@@ -209,6 +226,14 @@ class ClaimCheck(Kind):
                 if hit is None:
                     return False
                 wanted.remove(hit)
+        for key in ("bindingConditions", "bindingFailureConditions"):
+            # What the scheduler waits for (or gives up on) in PreBind: every device's list, as the allocation has it.
+            if key in spec and (not results or any(list(r.get(key) or []) != list(spec[key]) for r in results)):
+                return False
+        if "pinned" in spec:
+            pinned = node is not None and allocation.get("nodeSelector") == single_node_selector(node)
+            if pinned != spec["pinned"]:
+                return False
         return True
 
 
@@ -802,20 +827,20 @@ class Submission:
         explanation = self.outcome.explanation
         return getattr(explanation, name) if explanation is not None else []
 
-    def claim_results(self, name: str) -> tuple[bool, list | None]:
-        """(found, results) for a claim of the outcome or of a scheduled pod; results None when pending."""
+    def claim_allocation(self, name: str) -> tuple[bool, dict | None, str | None]:
+        """(found, allocation, node) for a claim of the outcome or of a pod: the allocation None while
+        pending, the node the run (or the pod) was placed on."""
         key = claim_key(name)
-        for claim in self.outcome.claims:
-            meta = claim["metadata"]
-            if f"{meta['namespace']}/{meta['name']}" == key:
-                allocation = (claim.get("status") or {}).get("allocation")
-                return True, allocation["devices"]["results"] if allocation else None
+        # A pod's claim first: its node is the pod's, not the run's.
         for pod in self.outcome.pods or ():
             for claim in pod.claims:
                 if f"{claim.namespace}/{claim.name}" == key:
-                    allocation = claim.allocation
-                    return True, allocation["devices"]["results"] if allocation else None
-        return False, None
+                    return True, claim.allocation or None, pod.node
+        for claim in self.outcome.claims:
+            meta = claim["metadata"]
+            if f"{meta['namespace']}/{meta['name']}" == key:
+                return True, (claim.get("status") or {}).get("allocation") or None, self.outcome.node
+        return False, None, None
 
     def claim_devices(self, name: str) -> dict | None:
         """`spec.devices` of the claim or claim template `name` as the attendee wrote it."""

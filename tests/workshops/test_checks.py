@@ -42,6 +42,11 @@ SIMPLE_200 = SIMPLE.replace('quantity("40Gi")', 'quantity("200Gi")')
 PARTITIONS = example("partitionable-devices")
 NIC = example("consumable-capacity")
 PODS = example("pods")
+BINDING = (Path(__file__).parent / "files" / "binding-conditions.yaml").read_text()  # bindsToNode, allNodes
+UNBOUND = BINDING.replace("    bindsToNode: true\n", "")
+NO_CONDITIONS = UNBOUND.replace("    bindingConditions: [fabric.example.com/attached]\n", "").replace(
+    "    bindingFailureConditions: [fabric.example.com/attach-failed]\n", "")
+WAITS = ["fabric.example.com/attached"]
 
 CASES = [
     # (check, passes on, fails on)
@@ -67,6 +72,12 @@ CASES = [
      NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
     ({"capacity": "bandwidth", "device": "eth1", "consumedAtLeast": "8G", "consumedAtMost": "9G"}, NIC,
      NIC.replace("bandwidth: 1.5G", "bandwidth: 1G")),
+    ({"claim": "fabric-gpu", "bindingConditions": WAITS}, BINDING, NO_CONDITIONS),
+    ({"claim": "fabric-gpu", "bindingFailureConditions": ["fabric.example.com/attach-failed"]}, BINDING, NO_CONDITIONS),
+    ({"claim": "fabric-gpu", "bindingConditions": []}, NO_CONDITIONS, BINDING),
+    ({"claim": "fabric-gpu", "pinned": True}, BINDING, UNBOUND),
+    ({"claim": "fabric-gpu", "pinned": False}, UNBOUND, BINDING),
+    ({"claim": "single-gpu", "pinned": True}, SIMPLE, SIMPLE_200),  # a node-local device pins the node too
     ({"row": "gpu-0", "claim": "single-gpu", "code": "selector"}, SIMPLE, SIMPLE_16),
     ({"row": "gpu-1", "claim": "single-gpu", "verdict": "chosen"}, SIMPLE, SIMPLE_16),
     ({"gate": "DRADeviceTaints", "component": "scheduler", "value": True}, SIMPLE, None),
