@@ -180,3 +180,85 @@ def test_a_check_that_a_claim_is_allocated_quotes_the_why_headline(workshop):
         for check in item.checks:
             if check.kind == "claim" and check.spec.get("allocated") is True:
                 assert "{why}" in check.message, (item.id, check.id)
+
+
+# ---- the wrong answers issue 22 found passing, tried on the shipped lessons as they are now ---------------
+
+OWN_CLASS = """---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: anything
+spec:
+  selectors:
+  - cel:
+      expression: 'true'
+"""
+L4 = 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"'
+BIG = 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("80Gi")) >= 0'
+EXACTLY_TWO_L4 = f"""    - name: gpu
+      exactly:
+        deviceClassName: gpu.nvidia.com
+        count: 2
+        selectors:
+        - cel:
+            expression: '{L4}'
+"""
+
+REVERSED = f"""    - name: gpu
+      firstAvailable:
+      - name: two-small
+        deviceClassName: gpu.nvidia.com
+        count: 2
+        selectors:
+        - cel:
+            expression: '{L4}'
+      - name: one-big
+        deviceClassName: gpu.nvidia.com
+        selectors:
+        - cel:
+            expression: '{BIG}'
+"""
+
+
+def _first_available(text: str) -> str:
+    return text[text.index("    - name: gpu\n      firstAvailable:"):]
+
+
+WRONG_ANSWERS = [
+    ("first-claim", "any request name", lambda s: s.replace("    - name: gpu\n", "    - name: accelerator\n")),
+    ("first-claim", "a class of one's own whose selector is 'true'",
+     lambda s: s.replace("deviceClassName: gpu.nvidia.com", "deviceClassName: anything") + OWN_CLASS),
+    ("first-claim", "the admin's class rewritten to select everything",
+     lambda s: s.replace('expression: device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type '
+                         '== "gpu"', "expression: 'true'", 1)),
+    ("selectors", "a selector that names productName but is always true",
+     lambda s: s.replace('== "NVIDIA A100 80GB PCIe"', '!= "" || "productName" != ""')),
+    ("first-available", "no firstAvailable: exactly two L4", lambda s: s.replace(_first_available(s), EXACTLY_TWO_L4)),
+    ("first-available", "the first subrequest's selector turned round (< 0)",
+     lambda s: s.replace(BIG, BIG.replace(">= 0", "< 0"))),
+    ("first-available", "the subrequests in the wrong order", lambda s: s.replace(_first_available(s), REVERSED)),
+    ("distinct-attribute", "no constraint", lambda s: s.replace(
+        "    constraints:\n    - requests:\n      - gpus\n      distinctAttribute: resource.kubernetes.io/numaNode\n", "")),
+]
+
+
+@pytest.mark.parametrize("slug, what, wrong", WRONG_ANSWERS, ids=[f"{w[0]}: {w[1]}" for w in WRONG_ANSWERS])
+def test_a_wrong_answer_the_issue_found_passing_fails_now(slug, what, wrong):
+    item = lesson("dra-in-90-minutes", slug)
+    text = wrong(item.solution.scenario)
+    assert text != item.solution.scenario, "the wrong answer no longer applies to the solution"
+    results, (_, outcome) = check_lesson(item, replace(item.solution, scenario=text))
+    assert outcome.outcome != "invalid", outcome.problems  # a wrong answer, not a broken file
+    assert not all(r.ok for r in results), what
+    assert all(r.ok for r in check_lesson(item, item.solution)[0])
+
+
+def test_moving_documents_does_not_fail_a_right_answer():
+    """Issue 22: lesson 6 pinned one placement, so a reordered file failed a right answer."""
+    for workshop in ("dra-in-90-minutes", "dra-newer-features"):
+        for item in get(workshop).lessons:
+            documents = item.solution.scenario.split("\n---\n")
+            reordered = "\n---\n".join(reversed(documents))
+            results, _ = check_lesson(item, replace(item.solution, scenario=reordered))
+            assert all(r.ok for r in results), (workshop, item.id, [r.label for r in results if not r.ok])
