@@ -262,3 +262,54 @@ def test_moving_documents_does_not_fail_a_right_answer():
             reordered = "\n---\n".join(reversed(documents))
             results, _ = check_lesson(item, replace(item.solution, scenario=reordered))
             assert all(r.ok for r in results), (workshop, item.id, [r.label for r in results if not r.ok])
+
+
+# ---- authoring: patches, not copies; hints that lead; labels in words ----------------------------------
+
+
+@pytest.mark.parametrize("workshop", ["dra-in-90-minutes", "dra-newer-features"])
+def test_shipped_solutions_and_wrong_answers_are_patches_over_the_start(workshop):
+    import yaml
+
+    from allocator.workshops.library import SHIPPED_DIR
+
+    data = yaml.safe_load((SHIPPED_DIR / f"{workshop}.yaml").read_text(encoding="utf-8"))
+    for raw in data["lessons"]:
+        assert "scenario" not in (raw.get("solution") or {}), raw["slug"]
+        assert all("scenario" not in wrong for wrong in raw.get("wrong") or []), raw["slug"]
+
+
+def _added_lines(item) -> set[str]:
+    import difflib
+
+    diff = difflib.unified_diff(item.start.scenario.splitlines(), item.solution.scenario.splitlines(), lineterm="")
+    return {line[1:].strip().lstrip("- ") for line in diff if line.startswith("+") and not line.startswith("+++")}
+
+
+@pytest.mark.parametrize("workshop", ["dra-in-90-minutes", "dra-newer-features"])
+def test_no_hint_gives_a_line_of_the_answer(workshop):
+    """Issue 22: "every hint 2 is the answer". A hint may name a field, never write the solution's line."""
+    for item in get(workshop).lessons:
+        # the file's boilerplate (`apiVersion:`, `kind:`) is structure the first lesson teaches, not the answer
+        answer = {line for line in _added_lines(item) if len(line) > 12 and ":" in line
+                  and not line.startswith(("apiVersion:", "kind:"))}
+        for hint in item.hints:
+            spans = set(re.findall(r"`([^`]+)`", hint))
+            assert not {s.strip() for s in spans} & answer, (item.id, hint)
+            assert not any(line in hint for line in answer), (item.id, hint)
+
+
+def test_the_solution_is_behind_its_own_button(client):
+    body = client.get("/workshops/dra-in-90-minutes/6").content.decode()
+    details = body[body.index('<details class="lesson-solution">'):]
+    assert "<summary>Show solution</summary>" in details.split("</summary>")[0] + "</summary>"
+    before, after = body.split('<details class="lesson-solution">', 1)
+    lesson_part = before.split('<aside id="lesson"', 1)[1]
+    assert "one-big" not in lesson_part and "one-big" in after.split("</details>", 1)[0]  # the answer's subrequest
+
+
+def test_a_row_checks_label_says_what_it_checks_in_words():
+    from allocator.workshops.checks import describe
+
+    assert describe("row", {"row": "gpu-0", "claim": "big-model", "code": "selector"}) \
+        == "the Why row of gpu-0 for claim big-model says code selector"
