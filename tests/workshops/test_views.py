@@ -19,8 +19,8 @@ SKEW = next(lesson.number for lesson in WORKSHOP.lessons if lesson.compare is no
 def form_data(variant):
     data = {"scenario": variant.scenario, "node": variant.node, "gates-submitted": "1"}
     for component in COMPONENT_KEYS:
-        for name, info in GATES.items():
-            if variant.gates.get(component, {}).get(name, info.default):
+        for name in GATES:
+            if variant.gate_value(component, name):  # at the variant's own versions
                 data[f"gate-{component}-{name}"] = "on"
     return data
 
@@ -160,6 +160,29 @@ def test_every_shipped_lesson_fails_at_its_start_and_passes_with_its_solution_th
             assert f'<span class="check-message">{escape(check.message.split("{why}")[0])}' in body
     body = client.post(url, form_data(lesson.solution), HTTP_HX_REQUEST="true").content.decode()
     assert [mark for mark, _ in check_marks(body)] == ["ok"] * len(lesson.checks)
+
+
+NEWER = shipped()["dra-newer-features"]
+
+
+@pytest.mark.parametrize("number", range(1, len(NEWER.lessons) + 1))
+def test_every_newer_features_lesson_fails_at_its_start_and_passes_with_its_solution_through_the_check_view(
+        client, number):
+    lesson = NEWER.lesson(number)
+    url = f"/workshops/dra-newer-features/{number}/check"
+    marks = check_marks(client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true").content.decode())
+    assert len(marks) == len(lesson.checks) and "failed" in {mark for mark, _ in marks}
+    body = client.post(url, form_data(lesson.solution), HTTP_HX_REQUEST="true").content.decode()
+    assert [mark for mark, _ in check_marks(body)] == ["ok"] * len(lesson.checks)
+
+
+def test_the_binding_conditions_lesson_reads_in_korean(client):
+    number = next(lesson.number for lesson in NEWER.lessons if lesson.id == "binding-conditions")
+    page = client.get(f"/workshops/dra-newer-features/{number}", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "바인딩 조건: 스케줄러가 기다리는 디바이스" in page
+    body = client.post(f"/workshops/dra-newer-features/{number}/check", form_data(NEWER.lesson(number).start),
+                       HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert ("failed", "클레임 gpu-a가 고른 노드에 고정됨") in check_marks(body)
 
 
 def test_the_shipped_lessons_use_every_kind_of_check():
