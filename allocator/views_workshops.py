@@ -156,10 +156,14 @@ def _changes(start: str, solution: str) -> str:
 
 def _variant_json(variant) -> dict:
     """What the browser puts back on Reset or Show solution: every gate's value per component at the
-    variant's own versions (RunSettings.gate_value), so the boxes never fall back on the binary's defaults."""
+    variant's own versions (RunSettings.gate_value), so the boxes never fall back on the binary's defaults,
+    and those versions for the version selects."""
     return {"scenario": variant.scenario, "node": variant.node,
             "gates": {component: {name: variant.gate_value(component, name) for name in GATES}
-                      for component, _ in COMPONENTS}}
+                      for component, _ in COMPONENTS},
+            "versions": {component: {"emulated": variant.versions.get(component, {}).get("emulated", ""),
+                                     "minCompat": variant.versions.get(component, {}).get("minCompat", "")}
+                         for component, _ in COMPONENTS}}
 
 
 def _settings_text(lesson, solution) -> str:

@@ -259,5 +259,6 @@ def test_the_browser_gets_the_gate_values_at_the_lessons_versions(client, tmp_pa
         assert gates["scheduler"]["DRAPartitionableDevices"] is False  # its default at 1.35
         assert gates["scheduler"]["DRAPrioritizedList"] is True
     assert "defaults" not in data
+    assert data["start"]["versions"]["scheduler"] == {"emulated": "1.35", "minCompat": ""}  # for the selects
     # the page's own boxes agree with what the browser will put back
     assert not re.search(r'name="gate-scheduler-DRAPartitionableDevices"[^>]*checked', body)
