@@ -135,7 +135,6 @@ def _lesson_page(request, source: Source, number: int, *, variant=None, results=
         "lesson_data": {
             "key": source.key, "step": number, "steps": total,
             "start": _variant_json(lesson.start), "solution": _variant_json(solution),
-            "defaults": {name: info.default for name, info in GATES.items()},
         },
         "solution_text": solution.scenario,
         "solution_changes": _changes(lesson.start.scenario, solution.scenario),
@@ -156,7 +155,15 @@ def _changes(start: str, solution: str) -> str:
 
 
 def _variant_json(variant) -> dict:
-    return {"scenario": variant.scenario, "node": variant.node, "gates": variant.gates}
+    """What the browser puts back on Reset or Show solution: every gate's value per component at the
+    variant's own versions (RunSettings.gate_value), so the boxes never fall back on the binary's defaults,
+    and those versions for the version selects."""
+    return {"scenario": variant.scenario, "node": variant.node,
+            "gates": {component: {name: variant.gate_value(component, name) for name in GATES}
+                      for component, _ in COMPONENTS},
+            "versions": {component: {"emulated": variant.versions.get(component, {}).get("emulated", ""),
+                                     "minCompat": variant.versions.get(component, {}).get("minCompat", "")}
+                         for component, _ in COMPONENTS}}
 
 
 def _settings_text(lesson, solution) -> str:

@@ -9,6 +9,10 @@ translations; the check's position otherwise):
 
     outcome: allocated | unsatisfiable | invalid      [node: worker-1]
     claim: ns/name    [allocated: true|false] [request: gpu] [devices: [gpu-1, pool/dev]] [match: 'mig-1g-.*'] [count: 2]
+                      [bindingConditions: [type, ...]] [bindingFailureConditions: [type, ...]]
+                      (every allocated device of the claim lists exactly these: what the scheduler waits for)
+                      [pinned: true]  (the allocation's nodeSelector names the chosen node alone: bindsToNode,
+                      or a node-local device)
     request: gpu      claim: ns/name  [allocationMode: All|ExactCount] [count: n] [adminAccess: bool]
                       [firstAvailable: [{deviceClassName: c, count: n, allocationMode: m, selects: [devices]}, ...]
                        (the subrequests in this order)]
@@ -17,7 +21,7 @@ translations; the check's position otherwise):
     selects: [gpu-0, pool/gpu-1]   claim: ns/name  request: gpu[/subrequest]
                       (the request's selectors, with its class's, pick exactly these devices of the lesson)
     counter: memory   counterSet: gpu-0 [pool: driver/pool]  free: 2Gi | freeAtLeast: 1Gi | freeAtMost: 0
-    capacity: bandwidth  device: eth1 [claim: ns/name]  consumed: 8G
+    capacity: bandwidth  device: eth1 [claim: ns/name]  consumed: 8G | consumedAtLeast: 1G | consumedAtMost: 8G
     row: gpu-1        claim: ns/name [request: gpu]  code: selector | verdict: rejected
     pod: ns/name      node: worker-1 | pending: true|false  [reason: 'Insufficient cpu'  (a whole reason the
                       scheduler gave some node for the pending pod, as in its `0/N nodes are available` line)]
@@ -39,9 +43,11 @@ from dataclasses import dataclass, field
 import re2
 from django.utils.translation import gettext, gettext_noop
 
+from allocator import wording
 from allocator.engine import cel
 from allocator.engine.gates import COMPONENT_KEYS, GATES
 from allocator.engine.loader import load_scenario
+from allocator.engine.nodematch import single_node_selector
 from allocator.engine.outcome import Outcome
 from allocator.engine.pods import PENDING, SCHEDULED
 from allocator.engine.quantity import Quantity, QuantityError
@@ -156,7 +162,9 @@ class OutcomeCheck(Kind):
 
 class ClaimCheck(Kind):
     key = "claim"
-    fields = frozenset({"allocated", "request", "devices", "match", "count"})
+    fields = frozenset({"allocated", "request", "devices", "match", "count", "bindingConditions",
+                        "bindingFailureConditions", "pinned"})
+    OF_ALLOCATION = ("devices", "match", "count", "bindingConditions", "bindingFailureConditions", "pinned")
 
     def validate(self, spec, v):
         v.need("claim", str, "a claim name, namespace/name")
@@ -164,10 +172,14 @@ class ClaimCheck(Kind):
         v.optional("request", str, "a request name")
         v.optional("match", str, "a regular expression for device names")
         v.optional("count", int, "a number of devices")
+        v.optional("pinned", bool, "true or false")
         v.pattern("match")
         v.names("devices", "devices must be a list of device names (device, pool/device or driver/pool/device)")
-        if not ({"allocated", "devices", "match", "count"} & spec.keys()):
-            v.problem("a claim check needs allocated, devices, match or count")
+        for key in ("bindingConditions", "bindingFailureConditions"):
+            v.names(key, f"{key} must list condition types (an empty list: none)", allow_empty=True)
+        if not ({"allocated", *self.OF_ALLOCATION} & spec.keys()):
+            v.problem("a claim check needs allocated, devices, match, count, bindingConditions, "
+                      "bindingFailureConditions or pinned")
 
     def describe(self, spec):
         parts = []
@@ -179,17 +191,23 @@ class ClaimCheck(Kind):
             parts.append(f"gets devices matching {spec['match']}")
         if "count" in spec:
             parts.append(f"gets {spec['count']} device(s)")
+        for key, words in (("bindingConditions", "waits for"), ("bindingFailureConditions", "fails on")):
+            if key in spec:
+                parts.append(f"{words} {', '.join(spec[key]) or 'no condition'}")
+        if "pinned" in spec:
+            parts.append("is pinned to the chosen node" if spec["pinned"] else "is not pinned to one node")
         return f"claim {spec['claim']}" + (f" request {spec['request']}" if spec.get("request") else "") \
             + " " + " and ".join(parts)
 
     def passes(self, spec, attempt):
-        found, results = attempt.claim_results(spec["claim"])
+        found, allocation, node = attempt.claim_allocation(spec["claim"])
         if not found:
             return False
-        if "allocated" in spec and spec["allocated"] != (results is not None):
+        if "allocated" in spec and spec["allocated"] != (allocation is not None):
             return False
-        if results is None:
-            return not ({"devices", "match", "count"} & spec.keys())
+        if allocation is None:
+            return not (set(self.OF_ALLOCATION) & spec.keys())
+        results = allocation["devices"]["results"]
         if spec.get("request"):
             results = [r for r in results if r["request"] == spec["request"]
                        or r["request"].startswith(spec["request"] + "/")]
@@ -208,6 +226,14 @@ class ClaimCheck(Kind):
                 if hit is None:
                     return False
                 wanted.remove(hit)
+        for key in ("bindingConditions", "bindingFailureConditions"):
+            # What the scheduler waits for (or gives up on) in PreBind: every device's list, as the allocation has it.
+            if key in spec and (not results or any(list(r.get(key) or []) != list(spec[key]) for r in results)):
+                return False
+        if "pinned" in spec:
+            pinned = node is not None and allocation.get("nodeSelector") == single_node_selector(node)
+            if pinned != spec["pinned"]:
+                return False
         return True
 
 
@@ -403,24 +429,46 @@ def _selected(programs, device) -> bool:
         return False
 
 
+class Bounds:
+    """An amount checked against `<name>` (exactly), `<name>AtLeast` and/or `<name>AtMost`, each a
+    quantity: the one comparison the counter and capacity checks share."""
+
+    def __init__(self, name: str, words: tuple[str, str, str]):
+        self.keys = (name, name + "AtLeast", name + "AtMost")
+        self.words = dict(zip(self.keys, words))  # how describe() says each bound, "{}" the quantity
+
+    def validate(self, spec: dict, v: "_Validator") -> None:
+        given = [k for k in self.keys if k in spec]
+        if not given:
+            v.problem(f"a {v.kind} check needs {', '.join(self.keys[:2])} or {self.keys[2]}")
+        for key in given:
+            if v.need(key, (str, int), "a quantity"):
+                v.quantity(key)
+
+    def describe(self, spec: dict) -> str:
+        return " and ".join(self.words[k].format(spec[k]) for k in self.keys if k in spec)
+
+    def hold(self, amount: Quantity, spec: dict) -> bool:
+        exactly, at_least, at_most = self.keys
+        bound = {k: Quantity.parse(str(spec[k])) for k in self.keys if k in spec}
+        return ((exactly not in bound or amount == bound[exactly])
+                and (at_least not in bound or not amount < bound[at_least])
+                and (at_most not in bound or not amount > bound[at_most]))
+
+
 class CounterCheck(Kind):
     key = "counter"
-    fields = frozenset({"counterSet", "pool", "free", "freeAtLeast", "freeAtMost"})
-    BOUNDS = {"free": "has {} free", "freeAtLeast": "has at least {} free", "freeAtMost": "has at most {} free"}
+    FREE = Bounds("free", ("has {} free", "has at least {} free", "has at most {} free"))
+    fields = frozenset({"counterSet", "pool", *FREE.keys})
 
     def validate(self, spec, v):
         v.need("counter", str, "a counter name")
         v.need("counterSet", str, "a counter set name")
         v.optional("pool", str, "a pool, driver/pool")
-        bounds = set(self.BOUNDS) & spec.keys()
-        if not bounds:
-            v.problem("a counter check needs free, freeAtLeast or freeAtMost")
-        for key in bounds:
-            v.quantity(key)
+        self.FREE.validate(spec, v)
 
     def describe(self, spec):
-        bound = " and ".join(self.BOUNDS[k].format(spec[k]) for k in self.BOUNDS if k in spec)
-        return f"counter {spec['counterSet']}/{spec['counter']} {bound}"
+        return f"counter {spec['counterSet']}/{spec['counter']} {self.FREE.describe(spec)}"
 
     def passes(self, spec, attempt):
         for cs in attempt.sections("counter_sets"):
@@ -429,32 +477,24 @@ class CounterCheck(Kind):
             if spec.get("pool") and cs.pool != spec["pool"] and not cs.pool.endswith("/" + spec["pool"]):
                 continue
             for counter in cs.counters:
-                if counter.counter != spec["counter"]:
-                    continue
-                free = Quantity.parse(counter.free)
-                if "free" in spec and free != Quantity.parse(str(spec["free"])):
-                    return False
-                if "freeAtLeast" in spec and free < Quantity.parse(str(spec["freeAtLeast"])):
-                    return False
-                if "freeAtMost" in spec and free > Quantity.parse(str(spec["freeAtMost"])):
-                    return False
-                return True
+                if counter.counter == spec["counter"]:
+                    return self.FREE.hold(Quantity.parse(counter.free), spec)
         return False
 
 
 class CapacityCheck(Kind):
     key = "capacity"
-    fields = frozenset({"device", "claim", "consumed"})
+    CONSUMED = Bounds("consumed", ("is {}", "is at least {}", "is at most {}"))
+    fields = frozenset({"device", "claim", *CONSUMED.keys})
 
     def validate(self, spec, v):
         v.need("capacity", str, "a capacity name")
         v.need("device", str, "a device name")
         v.optional("claim", str, "a claim name")
-        if v.need("consumed", (str, int), "a quantity"):
-            v.quantity("consumed")
+        self.CONSUMED.validate(spec, v)
 
     def describe(self, spec):
-        return f"{spec['capacity']} consumed on {spec['device']} is {spec['consumed']}"
+        return f"{spec['capacity']} consumed on {spec['device']} {self.CONSUMED.describe(spec)}"
 
     def passes(self, spec, attempt):
         for entry in attempt.sections("capacity"):
@@ -474,7 +514,7 @@ class CapacityCheck(Kind):
                 amount = share.consumed_capacity.get(spec["capacity"])
                 if amount is not None:
                     total = total.add(Quantity.parse(amount))
-            return total == Quantity.parse(str(spec["consumed"]))
+            return self.CONSUMED.hold(total, spec)
         return False
 
 
@@ -787,20 +827,20 @@ class Submission:
         explanation = self.outcome.explanation
         return getattr(explanation, name) if explanation is not None else []
 
-    def claim_results(self, name: str) -> tuple[bool, list | None]:
-        """(found, results) for a claim of the outcome or of a scheduled pod; results None when pending."""
+    def claim_allocation(self, name: str) -> tuple[bool, dict | None, str | None]:
+        """(found, allocation, node) for a claim of the outcome or of a pod: the allocation None while
+        pending, the node the run (or the pod) was placed on."""
         key = claim_key(name)
-        for claim in self.outcome.claims:
-            meta = claim["metadata"]
-            if f"{meta['namespace']}/{meta['name']}" == key:
-                allocation = (claim.get("status") or {}).get("allocation")
-                return True, allocation["devices"]["results"] if allocation else None
+        # A pod's claim first: its node is the pod's, not the run's.
         for pod in self.outcome.pods or ():
             for claim in pod.claims:
                 if f"{claim.namespace}/{claim.name}" == key:
-                    allocation = claim.allocation
-                    return True, allocation["devices"]["results"] if allocation else None
-        return False, None
+                    return True, claim.allocation or None, pod.node
+        for claim in self.outcome.claims:
+            meta = claim["metadata"]
+            if f"{meta['namespace']}/{meta['name']}" == key:
+                return True, (claim.get("status") or {}).get("allocation") or None, self.outcome.node
+        return False, None, None
 
     def claim_devices(self, name: str) -> dict | None:
         """`spec.devices` of the claim or claim template `name` as the attendee wrote it."""
@@ -824,14 +864,15 @@ class Submission:
         return None
 
     def why(self, claim: str | None) -> str:
-        """The engine's why headline for the claim (or the run's), else the run's message."""
+        """The engine's why headline for the claim (or the run's), in the page's language (the
+        wording layer says it again from its form and parts), else the run's message."""
         explanations = [self.outcome.explanation] + [p.explanation for p in self.outcome.pods or ()]
         for explanation in explanations:
             if explanation is not None and explanation.headline and explanation.blocked_at is not None \
                     and (claim is None or explanation.blocked_at.claim == claim):
-                return explanation.headline
+                return wording.headline(explanation).text
         if self.outcome.explanation is not None and self.outcome.explanation.headline:
-            return self.outcome.explanation.headline
+            return wording.headline(self.outcome.explanation).text
         return self.outcome.message or ""
 
 

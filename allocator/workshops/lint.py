@@ -155,7 +155,10 @@ def _text(documents: list) -> str:
 
 
 def _about(lesson: Lesson) -> dict:
-    """What the checks name: claims, constraints (claim, kind, attribute), request shapes (claim, request)."""
+    """What the lesson is about: the claims its checks name, and the constraints (claim, kind, attribute)
+    and prioritized lists (claim, request) that its checks name or that its solution writes. A
+    lesson whose checks never mention the solution's `firstAvailable` or constraint is still about it:
+    dropping or reversing it must fail a check, or the checks do not test the idea."""
     claims, constraints, shapes = set(), [], []
     for check in lesson.checks:
         spec = check.spec
@@ -166,7 +169,34 @@ def _about(lesson: Lesson) -> dict:
             constraints.append((claim_key(spec["claim"]), spec["constraint"], spec["attribute"]))
         if check.kind == "request" and "firstAvailable" in spec:
             shapes.append((claim_key(spec["claim"]), spec["request"]))
+    for key, devices, before in _written_by_the_solution(lesson):
+        claim = f"{key[1]}/{key[2]}"
+        for constraint in devices.get("constraints") or []:
+            if not isinstance(constraint, dict) or constraint in (before.get("constraints") or []):
+                continue
+            for kind in ("matchAttribute", "distinctAttribute"):
+                if isinstance(constraint.get(kind), str) and (claim, kind, constraint[kind]) not in constraints:
+                    constraints.append((claim, kind, constraint[kind]))
+        old = {r.get("name"): r for r in before.get("requests") or [] if isinstance(r, dict)}
+        for request in devices.get("requests") or []:
+            if isinstance(request, dict) and isinstance(request.get("firstAvailable"), list) \
+                    and request != old.get(request.get("name")) and (claim, request.get("name")) not in shapes:
+                shapes.append((claim, request.get("name")))
     return {"claims": claims, "constraints": constraints, "shapes": shapes}
+
+
+def _written_by_the_solution(lesson: Lesson):
+    """(key, spec.devices in the solution, spec.devices at the start) of every claim and claim template
+    the solution adds or changes."""
+    start = {identity(d): d for d in _documents(lesson.start.scenario)}
+    for data in _documents(lesson.solution.scenario):
+        key = identity(data)
+        if key is None or key[0] not in ("ResourceClaim", "ResourceClaimTemplate") or start.get(key) == data:
+            continue
+        devices = _devices_of(data)
+        before = _devices_of(start[key]) if key in start else None
+        if isinstance(devices, dict):
+            yield key, devices, before if isinstance(before, dict) else {}
 
 
 def _named_gates(lesson: Lesson) -> set:

@@ -65,11 +65,19 @@
     function gateBoxes() {
       return form.querySelectorAll('.gates input[type=checkbox][name^="gate-"]');
     }
+    function versionSelects() {
+      return form.querySelectorAll('.gate-versions select[name^="emulated-"], .gate-versions select[name^="mincompat-"]');
+    }
+    function currentVersions() {
+      var versions = {};
+      versionSelects().forEach(function (select) { versions[select.name] = select.value; });
+      return versions;
+    }
     function current() {
       var checked = [];
       gateBoxes().forEach(function (box) { if (box.checked) checked.push(box.name); });
       var node = document.getElementById("node");
-      return { scenario: area.value, node: node ? node.value : "", checked: checked };
+      return { scenario: area.value, node: node ? node.value : "", checked: checked, versions: currentVersions() };
     }
     function run() {
       if (window.htmx) window.htmx.trigger(form, "run"); else form.requestSubmit();
@@ -88,6 +96,10 @@
       area.value = saved.scenario;
       area.dispatchEvent(new Event("playground:scenario-replaced"));
       setNode(saved.node);
+      var versions = saved.versions || {};  // a state saved before versions were kept: leave them alone
+      versionSelects().forEach(function (select) {
+        if (select.name in versions) select.value = versions[select.name];
+      });
       gateBoxes().forEach(function (box) { box.checked = saved.checked.indexOf(box.name) >= 0; });
       run();
     }
@@ -98,10 +110,15 @@
         var parts = box.name.split("-");  // gate-<component>-<Gate>
         var component = parts[1], gate = parts.slice(2).join("-");
         var values = variant.gates[component] || {};
-        var on = gate in values ? values[gate] : !!data.defaults[gate];
+        var on = !!values[gate];  // the server sends every gate's value at the variant's versions
         if (on) checked.push(box.name);
       });
-      return { scenario: variant.scenario, node: variant.node, checked: checked };
+      var versions = {};  // the variant's --emulated-version and --min-compatibility-version per component
+      Object.keys(variant.versions || {}).forEach(function (component) {
+        versions["emulated-" + component] = variant.versions[component].emulated || "";
+        versions["mincompat-" + component] = variant.versions[component].minCompat || "";
+      });
+      return { scenario: variant.scenario, node: variant.node, checked: checked, versions: versions };
     }
     function clearCheck() {
       var result = document.getElementById("check-result");
@@ -122,7 +139,8 @@
       // A reload keeps the attendee's text (unless this page shows the answer to a plain-form Check).
       var saved = state.steps[step];
       var now = current();
-      if (saved.scenario !== now.scenario || saved.node !== now.node || saved.checked.join() !== now.checked.join()) {
+      if (saved.scenario !== now.scenario || saved.node !== now.node || saved.checked.join() !== now.checked.join()
+          || (saved.versions && JSON.stringify(saved.versions) !== JSON.stringify(now.versions))) {
         apply(saved);
       }
     }

@@ -152,3 +152,30 @@ def test_an_instructors_workshop_is_linted_shared_and_run_from_its_link(page: Pa
     expect(outcome(page)).to_contain_text("Allocated on node worker-1")
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#check-result .check-passed")).to_contain_text("That was the last step.")
+
+
+def test_reset_puts_back_the_lessons_versions_and_their_gate_values(page: Page, tmp_path, monkeypatch):
+    """A lesson that emulates 1.35: Reset puts the version select back and the gates at their 1.35
+    defaults (DRAPartitionableDevices off there), not at the 1.37 binary's."""
+    from allocator.workshops import library
+
+    tiny = (Path(__file__).resolve().parents[1] / "workshops" / "files" / "tiny.yaml").read_text()
+    (tmp_path / "emulated.yaml").write_text(
+        tiny.replace("  node: worker-1\n", '  node: worker-1\n  versions: {emulated: "1.35"}\n', 1))
+    monkeypatch.setattr(library, "SHIPPED_DIR", tmp_path)
+    library.clear()
+    try:
+        open_lesson(page, "/workshops/emulated/1")
+        select = page.locator('select[name="emulated-scheduler"]')
+        box = page.get_by_label("DRAPartitionableDevices on kube-scheduler")
+        expect(select).to_have_value("1.35")
+        expect(box).not_to_be_checked()
+        if not page.locator("details.gates").evaluate("d => d.open"):
+            page.locator("details.gates > summary").click()
+        select.select_option("")  # the binary's own version, 1.37
+        box.check()
+        page.get_by_role("link", name="Reset this step").click()
+        expect(page.locator('select[name="emulated-scheduler"]')).to_have_value("1.35")
+        expect(page.get_by_label("DRAPartitionableDevices on kube-scheduler")).not_to_be_checked()
+    finally:
+        library.clear()

@@ -42,6 +42,11 @@ SIMPLE_200 = SIMPLE.replace('quantity("40Gi")', 'quantity("200Gi")')
 PARTITIONS = example("partitionable-devices")
 NIC = example("consumable-capacity")
 PODS = example("pods")
+BINDING = (Path(__file__).parent / "files" / "binding-conditions.yaml").read_text()  # bindsToNode, allNodes
+UNBOUND = BINDING.replace("    bindsToNode: true\n", "")
+NO_CONDITIONS = UNBOUND.replace("    bindingConditions: [fabric.example.com/attached]\n", "").replace(
+    "    bindingFailureConditions: [fabric.example.com/attach-failed]\n", "")
+WAITS = ["fabric.example.com/attached"]
 
 CASES = [
     # (check, passes on, fails on)
@@ -61,6 +66,18 @@ CASES = [
      PARTITIONS.replace("value: 8Gi", "value: 6Gi")),
     ({"capacity": "bandwidth", "device": "eth1", "consumed": "8G"}, NIC, NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
     ({"capacity": "bandwidth", "device": "eth1", "claim": "web", "consumed": "2G"}, NIC, NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
+    ({"counter": "memory", "counterSet": "gpu-0", "freeAtMost": "2Gi"}, PARTITIONS,
+     PARTITIONS.replace("value: 6Gi", "value: 4Gi")),
+    ({"capacity": "bandwidth", "device": "eth1", "consumedAtMost": "8G"}, NIC,
+     NIC.replace("bandwidth: 1.5G", "bandwidth: 3G")),
+    ({"capacity": "bandwidth", "device": "eth1", "consumedAtLeast": "8G", "consumedAtMost": "9G"}, NIC,
+     NIC.replace("bandwidth: 1.5G", "bandwidth: 1G")),
+    ({"claim": "fabric-gpu", "bindingConditions": WAITS}, BINDING, NO_CONDITIONS),
+    ({"claim": "fabric-gpu", "bindingFailureConditions": ["fabric.example.com/attach-failed"]}, BINDING, NO_CONDITIONS),
+    ({"claim": "fabric-gpu", "bindingConditions": []}, NO_CONDITIONS, BINDING),
+    ({"claim": "fabric-gpu", "pinned": True}, BINDING, UNBOUND),
+    ({"claim": "fabric-gpu", "pinned": False}, UNBOUND, BINDING),
+    ({"claim": "single-gpu", "pinned": True}, SIMPLE, SIMPLE_200),  # a node-local device pins the node too
     ({"row": "gpu-0", "claim": "single-gpu", "code": "selector"}, SIMPLE, SIMPLE_16),
     ({"row": "gpu-1", "claim": "single-gpu", "verdict": "chosen"}, SIMPLE, SIMPLE_16),
     ({"gate": "DRADeviceTaints", "component": "scheduler", "value": True}, SIMPLE, None),
@@ -210,6 +227,29 @@ def test_why_in_a_message_quotes_the_engines_headline():
     assert outcome.explanation.headline and result.message == "Still pending: " + outcome.explanation.headline
 
 
+def test_why_in_a_korean_message_is_the_headline_in_the_pages_language():
+    """A Korean message quoting `{why}` shows the headline in Korean (the wording layer's sentence), an
+    English one the engine's English: never the engine's English inside a Korean sentence."""
+    from django.utils import translation
+
+    from allocator import wording
+
+    check = {"claim": "single-gpu", "allocated": True, "message": "아직 보류 중이에요. {why}"}
+    lesson = {"title": "t", "task": "t", "scenario": SIMPLE_200, "node": "worker-1", "checks": [check], "solution": {}}
+    workshop, _ = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
+    lesson = workshop.lessons[0]
+    with translation.override("ko"):
+        [korean], (_, outcome) = check_lesson(lesson, lesson.start)
+        said = wording.headline(outcome.explanation)
+    english = outcome.explanation.headline
+    assert said.lang is None and said.text != english  # the wording layer has this headline in Korean
+    assert korean.message == "아직 보류 중이에요. " + said.text
+    assert english not in korean.message and "클레임" in korean.message
+    with translation.override("en"):
+        [result], _ = check_lesson(lesson, lesson.start)
+    assert result.message == "아직 보류 중이에요. " + english
+
+
 def test_an_allocated_claims_allocation_is_the_schedulers_even_where_the_claim_is_editable():
     """The pods lesson lets the attendee delete the finished notebook's claim; rewriting its allocation
     (a device that does not exist, adminAccess, another pool) is refused, as issue 22 found it passing."""
@@ -226,3 +266,24 @@ def test_an_allocated_claims_allocation_is_the_schedulers_even_where_the_claim_i
         assert not results[0].ok and "ResourceClaim ml/notebook-gpu status (its allocation rewritten)" in results[0].message
     results, _ = check_lesson(lesson, lesson.solution)
     assert all(r.ok for r in results)  # the claim deleted
+
+
+@pytest.mark.parametrize("check, said", [
+    ({"counter": "memory", "counterSet": "gpu-0"}, "a counter check needs free, freeAtLeast or freeAtMost"),
+    ({"capacity": "bandwidth", "device": "eth1"}, "a capacity check needs consumed, consumedAtLeast or consumedAtMost"),
+    ({"capacity": "bandwidth", "device": "eth1", "consumedAtMost": "lots"}, "consumedAtMost: 'lots' is not a quantity"),
+    ({"counter": "memory", "counterSet": "gpu-0", "freeAtLeast": True}, "freeAtLeast must be a quantity"),
+])
+def test_counter_and_capacity_bounds_are_validated_alike(check, said):
+    lesson = {"title": "t", "task": "t", "scenario": SIMPLE, "checks": [{**check, "message": "m"}], "solution": {}}
+    _, problems = parse_workshop(yaml.safe_dump({"title": "w", "lessons": [lesson]}))
+    assert any(said in p.message for p in problems), problems
+
+
+def test_bounds_are_described_in_words():
+    from allocator.workshops.checks import describe
+
+    assert describe("counter", {"counter": "memory", "counterSet": "gpu-0", "freeAtLeast": "1Gi", "freeAtMost": "2Gi"}) \
+        == "counter gpu-0/memory has at least 1Gi free and has at most 2Gi free"
+    assert describe("capacity", {"capacity": "bandwidth", "device": "eth1", "consumed": "8G"}) \
+        == "bandwidth consumed on eth1 is 8G"

@@ -145,6 +145,10 @@ def test_the_mutation_lint_finds_every_hole_of_a_seeded_workshop():
     assert 5 not in found
     for lesson, message in expected.items():
         assert any(m.startswith(message) for m in found.get(lesson, [])), (lesson, found.get(lesson))
+    # lesson 2's check names only the devices: the lint still tries the solution's prioritized list the
+    # other way round (issue 22: "with the subrequests in the wrong order"), and that wrong answer survives
+    assert any(m.startswith("a wrong answer passes every check: the subrequests of gpu in ResourceClaim "
+                            "default/inference reversed") for m in found[2]), found[2]
 
 
 def test_a_surviving_mutant_is_reported_with_its_diff():

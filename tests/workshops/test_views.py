@@ -1,5 +1,6 @@
 """Workshop pages: the list, a lesson in the playground, Check through htmx and as a plain form."""
 import re
+from pathlib import Path
 from html import escape
 
 import pytest
@@ -18,8 +19,8 @@ SKEW = next(lesson.number for lesson in WORKSHOP.lessons if lesson.compare is no
 def form_data(variant):
     data = {"scenario": variant.scenario, "node": variant.node, "gates-submitted": "1"}
     for component in COMPONENT_KEYS:
-        for name, info in GATES.items():
-            if variant.gates.get(component, {}).get(name, info.default):
+        for name in GATES:
+            if variant.gate_value(component, name):  # at the variant's own versions
                 data[f"gate-{component}-{name}"] = "on"
     return data
 
@@ -91,6 +92,20 @@ def test_check_with_htmx_lists_failures_with_their_messages(client):
     assert 'data-all-passed="0"' in body
 
 
+def test_a_korean_check_message_quotes_the_headline_in_korean(client):
+    """The ko.yaml message of lesson 3 quotes `{why}`: on a Korean page the headline is the wording
+    layer's Korean sentence, on an English page the engine's English."""
+    lesson = WORKSHOP.lesson(3)
+    url = "/workshops/dra-in-90-minutes/3/check"
+    korean = client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    message = re.search(r'<span class="check-message">(jax-test가 아직 보류 중이에요[^<]*)</span>', korean)
+    assert message, korean
+    assert "클레임 default/jax-test" in message.group(1) and "of claim" not in message.group(1)
+    english = client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true",
+                          HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"jax-test is still pending: [^<{]*of claim default/jax-test", english), english
+
+
 def test_check_passes_the_solution_and_links_the_next_step(client):
     lesson = WORKSHOP.lesson(3)
     body = client.post("/workshops/dra-in-90-minutes/3/check", form_data(lesson.solution),
@@ -147,6 +162,29 @@ def test_every_shipped_lesson_fails_at_its_start_and_passes_with_its_solution_th
     assert [mark for mark, _ in check_marks(body)] == ["ok"] * len(lesson.checks)
 
 
+NEWER = shipped()["dra-newer-features"]
+
+
+@pytest.mark.parametrize("number", range(1, len(NEWER.lessons) + 1))
+def test_every_newer_features_lesson_fails_at_its_start_and_passes_with_its_solution_through_the_check_view(
+        client, number):
+    lesson = NEWER.lesson(number)
+    url = f"/workshops/dra-newer-features/{number}/check"
+    marks = check_marks(client.post(url, form_data(lesson.start), HTTP_HX_REQUEST="true").content.decode())
+    assert len(marks) == len(lesson.checks) and "failed" in {mark for mark, _ in marks}
+    body = client.post(url, form_data(lesson.solution), HTTP_HX_REQUEST="true").content.decode()
+    assert [mark for mark, _ in check_marks(body)] == ["ok"] * len(lesson.checks)
+
+
+def test_the_binding_conditions_lesson_reads_in_korean(client):
+    number = next(lesson.number for lesson in NEWER.lessons if lesson.id == "binding-conditions")
+    page = client.get(f"/workshops/dra-newer-features/{number}", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "바인딩 조건: 스케줄러가 기다리는 디바이스" in page
+    body = client.post(f"/workshops/dra-newer-features/{number}/check", form_data(NEWER.lesson(number).start),
+                       HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert ("failed", "클레임 gpu-a가 고른 노드에 고정됨") in check_marks(body)
+
+
 def test_the_shipped_lessons_use_every_kind_of_check():
     from allocator.workshops.checks import REGISTRY
 
@@ -195,3 +233,32 @@ def test_a_korean_lesson_page_has_korean_words_and_check_labels(client):
     assert "DRADeviceCompatibilityGroups=켜짐" in page and "=on" not in page  # the solution's settings
     assert "시나리오가 유효함" in checked  # the built-in check of an invalid scenario, in Korean
     assert "DRADeviceCompatibilityGroups가 scheduler에서 켜져 있음" in checked  # the lesson's label, from ko.yaml
+
+
+@pytest.mark.django_db
+def test_the_browser_gets_the_gate_values_at_the_lessons_versions(client, tmp_path, monkeypatch):
+    """Reset and Show solution put back gates from `lesson-data`: at a lesson's emulated 1.35 the
+    DRAPartitionableDevices box is off (its default there), not on (the 1.37 binary's default)."""
+    import json
+
+    from allocator.workshops import library
+
+    text = (Path(__file__).parent / "files" / "tiny.yaml").read_text()
+    text = text.replace("  node: worker-1\n", '  node: worker-1\n  versions: {emulated: "1.35"}\n', 1)
+    (tmp_path / "skewed.yaml").write_text(text)
+    monkeypatch.setattr(library, "SHIPPED_DIR", tmp_path)
+    library.clear()
+    try:
+        body = client.get("/workshops/skewed/1").content.decode()
+    finally:
+        library.clear()
+    data = json.loads(re.search(r'<script id="lesson-data" type="application/json">(.*?)</script>', body, re.S).group(1))
+    for variant in ("start", "solution"):
+        gates = data[variant]["gates"]
+        assert set(gates) == {"apiserver", "scheduler", "kubelet"}
+        assert gates["scheduler"]["DRAPartitionableDevices"] is False  # its default at 1.35
+        assert gates["scheduler"]["DRAPrioritizedList"] is True
+    assert "defaults" not in data
+    assert data["start"]["versions"]["scheduler"] == {"emulated": "1.35", "minCompat": ""}  # for the selects
+    # the page's own boxes agree with what the browser will put back
+    assert not re.search(r'name="gate-scheduler-DRAPartitionableDevices"[^>]*checked', body)
