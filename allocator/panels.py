@@ -583,13 +583,19 @@ def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused
         context["left_out"] = []
         return context
     notes: list = []
-    if len(outcome.verdicts) > MAX_VERDICTS:
-        shown, hidden = _cut(outcome.verdicts, MAX_VERDICTS, lambda v: v.fits)
+    verdicts = outcome.verdicts
+    closest = getattr(outcome, "claims_closest", None)
+    if closest:  # a scenario of claims that fits no node: the node closest to fitting leads (engine/closest.py)
+        rank = {c.node: i for i, c in enumerate(closest)}
+        verdicts = sorted(verdicts, key=lambda v: rank.get(v.node, -1))
+        context["claims_closest"] = closest[0]
+    if len(verdicts) > MAX_VERDICTS:
+        shown, hidden = _cut(verdicts, MAX_VERDICTS, lambda v: v.fits)
         notes.append(_("%(count)s nodes tried; %(hidden)s not listed") % {
             "count": f"{len(outcome.verdicts):,}", "hidden": _counted(hidden, lambda v: v.message)})
         context["verdicts"] = shown
     else:
-        context["verdicts"] = outcome.verdicts
+        context["verdicts"] = verdicts
     warnings = [w for w in outcome.warnings if w.code != DROPPED_ON_CREATE]
     context.update({
         "problems": [listed_problem(p) for p in _listed(outcome.problems, "errors", notes)],

@@ -124,3 +124,15 @@ def test_claims_failing_together_are_said_to_be_one_pods_and_can_be_judged_each_
 def test_one_pending_claim_is_not_offered_to_be_judged_alone(client):
     body = client.post("/", {"scenario": BAD_CEL}, HTTP_HX_REQUEST="true").content.decode()
     assert "each-claim-alone" not in body
+
+
+@pytest.mark.django_db
+def test_claims_that_fit_no_node_lead_with_the_closest_node_and_the_why_follows_it(client):
+    from tests.engine.test_closest import claims_only_dump
+
+    body = post(client, claims_only_dump(), htmx=True)
+    closest = re.search(r'<p class="closest-node" id="closest-claims">(.*?)</p>', body, re.S).group(1)
+    assert "Closest to fitting: node node-c" in closest and "7 free devices in its own slices, 1 device short" in closest
+    tried = body.split('<details class="verdicts"', 1)[1].split("</details>", 1)[0]
+    assert re.findall(r"<li>(node-\w): ", tried) == ["node-c", "node-b", "node-a"]
+    assert "Why (node node-c)" in body
