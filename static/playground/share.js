@@ -2,6 +2,7 @@
 // (`/#s=` + base64url(raw deflate(JSON))), the copy buttons, and showing refused shares.
 // The fragment format is the one allocator/sharing.py writes and reads:
 //   {"v": 1, "scenario": "...", "node": "...", "gates": {"apiserver": {"Gate": true, ...}, ...}}
+//   (+ "versions" when chosen, "eachClaimAlone": true when the claims are judged each alone)
 (function () {
   "use strict";
   // The page's language: strings from Django's JavaScript catalogue (/jsi18n/), English without it.
@@ -124,6 +125,8 @@
       var chosen = (versions[v.component] || {})[v.key];
       v.select.value = typeof chosen === "string" ? chosen : "";
     });
+    var alone = document.getElementById("each-claim-alone-state");
+    if (alone) alone.value = data.eachClaimAlone === true ? "1" : "";
   }
 
   // emulated-<component> and mincompat-<component>: the version control beside the gates.
@@ -154,6 +157,8 @@
       gates: gates,
     };
     if (Object.keys(versions).length) state.versions = versions;
+    var alone = document.getElementById("each-claim-alone-state");
+    if (alone && alone.value) state.eachClaimAlone = true; // only when set, as RunSettings.link_data
     return state;
   }
 
