@@ -489,7 +489,15 @@ def _status_writers_panel(given: PanelInput) -> PanelView | None:
     view = panel_status_writers.build(given.outcome, given.scenario, given.run)
     if view is None:
         return None
-    return PanelView({"status_writers": view, "status_writers_url": reverse("status-writers")})
+    return PanelView({"status_writers": view, "status_writers_url": reverse("status-writers"),
+                      **status_writer_claims(view, given.scenario)})
+
+
+def status_writer_claims(view, scenario: Scenario) -> dict:
+    """The claims this run allocated lead; those allocated before it (a dump's) fold to their count."""
+    before = {c.key for c in scenario.claims if c.allocation is not None}
+    return {"status_writers_now": [c for c in view.claims if c.claim not in before],
+            "status_writers_before": [c for c in view.claims if c.claim in before]}
 
 
 def device_map_groups(pools: list, notes: list) -> list:
