@@ -40,6 +40,8 @@ class PlaygroundForm(forms.Form):
     example = forms.SlugField(required=False)  # the gallery example the text came from, if any
     reset_gates = forms.BooleanField(required=False)  # the gates table's "reset to defaults" without JavaScript
     each_claim_alone = forms.BooleanField(required=False)  # "judge each claim alone" (the results' button)
+    # The status-writers grid of a scenario without RBAC objects, which the page folds until asked.
+    status_writers = forms.BooleanField(required=False)
 
     def __init__(self, data=None, files=None, **kwargs):
         super().__init__(data, files, **kwargs)

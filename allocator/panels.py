@@ -26,6 +26,7 @@ from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 from allocator.engine.scenario import Scenario
+from allocator.engine.statusauth.outcome import allocated_claims
 from allocator.run_settings import RunSettings
 
 MAX_PER_POOL = 64  # why rows, tiles and chips per pool (8 GPUs with 7 partitions each fit)
@@ -44,6 +45,9 @@ class PanelInput:
     outcome: Outcome
     scenario: Scenario | None
     run: RunSettings
+    # The status-writers grid of a scenario without RBAC objects waits for the reader's button: it
+    # judges only the bootstrap roles, and building it is most of an edit's time on the server.
+    fold_status_writers: bool = False
 
 
 @dataclass
@@ -486,6 +490,9 @@ def _nodeops_panel(given: PanelInput) -> PanelView | None:
 
 def _status_writers_panel(given: PanelInput) -> PanelView | None:
     """Who may write each allocated claim's status, judged from the scenario's RBAC (statusauth)."""
+    if given.fold_status_writers and given.scenario is not None and given.scenario.rbac.empty:
+        claims = allocated_claims(given.scenario, given.outcome)
+        return PanelView({"status_writers_folded": len(claims)}) if claims else None
     view = panel_status_writers.build(given.outcome, given.scenario, given.run)
     if view is None:
         return None
@@ -576,7 +583,8 @@ def listed_problem(problem) -> ListedProblem:
     return ListedProblem(problem, text, "\n".join(line[3:] if line.startswith(" | ") else line for line in lines))
 
 
-def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
+def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused: str | None = None,
+                 fold_status_writers: bool = False) -> dict:
     context = {
         "run_settings": run,
         "components": COMPONENTS,
@@ -618,7 +626,7 @@ def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused
         "allocated": outcome.outcome == ALLOCATED,
         "explanation": outcome.explanation,
     })
-    given = PanelInput(outcome, scenario, run)
+    given = PanelInput(outcome, scenario, run, fold_status_writers)
     panels = []
     for panel in PANELS:
         view = panel.build(given)

@@ -132,3 +132,41 @@ def test_typing_copies_the_text_into_the_form_once_per_pause_not_per_key(page: P
     page.wait_for_timeout(500)
     assert page.locator("#scenario").input_value().endswith(keys)  # copied before the run read it
     assert page.evaluate("window.copies") < len(keys) / 2
+
+
+def test_a_draft_is_saved_with_one_history_write_per_pause(page: Page):
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    page.evaluate("""() => {
+      window.historyWrites = 0;
+      const write = history.replaceState.bind(history);
+      history.replaceState = (...args) => { window.historyWrites++; return write(...args); };
+    }""")
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# one pause")
+    expect(page.locator("#results")).to_have_attribute("data-error-lines", "[]")
+    page.wait_for_function("() => history.state && history.state.draft && "
+                           "history.state.draft.scenario.endsWith('# one pause')")
+    page.wait_for_timeout(600)
+    assert page.evaluate("window.historyWrites") == 1
+
+
+def test_a_text_over_512_kb_is_edited_as_plain_text_so_a_key_does_not_reparse_it(page: Page):
+    from scripts.bench_browser import big_document
+
+    open_example(page, "simple-gpu")
+    expect(page.locator("#editor .cm-content .cm-line span").first).to_be_attached()  # YAML colours
+    text = big_document(600_000)
+    page.evaluate("""(text) => { const a = document.getElementById("scenario"); a.value = text;
+      a.dispatchEvent(new Event("playground:scenario-replaced")); }""", text)
+    expect(page.locator("#editor-status")).to_contain_text("Syntax colours are off while the text is over 512 KB")
+    expect(page.locator("#editor .cm-content .cm-line span")).to_have_count(0)
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# typed")
+    assert page.evaluate("window.playgroundEditor.text()").endswith("# typed")
+    # Back under the size (less some room), the colours come back.
+    page.evaluate("""() => { const a = document.getElementById("scenario");
+      a.value = a.value.slice(0, 300000); a.dispatchEvent(new Event("playground:scenario-replaced")); }""")
+    expect(page.locator("#editor .cm-content .cm-line span").first).to_be_attached()

@@ -199,3 +199,42 @@ def test_the_api_judges_each_claim_alone_when_asked_in_the_json_body_or_the_quer
     assert bad.status_code == 400 and "eachClaimAlone must be true or false" in bad.json()["message"]
     bad = client.post("/api/v1/allocate?eachClaimAlone=maybe", TEXT, content_type="application/yaml")
     assert bad.status_code == 400 and "eachClaimAlone" in bad.json()["message"]
+
+
+# ---- the status-writers grid of a scenario without RBAC objects waits for its button ------------
+
+def status_writers_panel(body: str) -> str:
+    return body.split('id="panel-status-writers"', 1)[1].split('<div class="panel"', 1)[0]
+
+
+@pytest.mark.django_db
+def test_a_scenario_without_rbac_objects_folds_the_status_writers_grid_until_asked_and_keeps_it_then(client):
+    text = gallery.get("mig-8-gpu").scenario
+    folded = status_writers_panel(post(client, text, htmx=True))
+    assert "The scenario has no RBAC objects of its own" in folded and "<table" not in folded
+    assert 'name="status-writers" value="1"' in folded
+
+    shown = client.post("/", {"scenario": text, "status-writers": ["", "1"]}, HTTP_HX_REQUEST="true").content.decode()
+    assert "RBAC: allowed by ClusterRoleBinding" in status_writers_panel(shown)
+    assert re.search(r'id="status-writers-state" value="1" hx-swap-oob="true"', shown)
+    again = client.post("/", {"scenario": text + "# edited\n", "status-writers": "1"}, HTTP_HX_REQUEST="true")
+    assert "<table" in status_writers_panel(again.content.decode())
+
+
+@pytest.mark.django_db
+def test_the_example_about_status_writers_and_a_scenario_with_rbac_objects_show_the_grid_at_once(client):
+    example = gallery.get("granular-status-authorization")
+    assert "RBAC: allowed by ClusterRoleBinding" in status_writers_panel(
+        post(client, example.scenario + "# edited\n", example="granular-status-authorization", htmx=True))
+    assert "The scenario has no RBAC objects" in status_writers_panel(post(client, example.scenario, htmx=True))
+    rbac = example.scenario + """---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: plugin
+rules:
+- apiGroups: [resource.k8s.io]
+  resources: [resourceclaims/driver]
+  verbs: [associated-node:update]
+"""
+    assert "<table" in status_writers_panel(post(client, rbac, htmx=True))
