@@ -44,7 +44,8 @@ from bench_allocate import generate  # noqa: E402
 
 
 def form(example) -> dict:
-    data = {"scenario": example.scenario, "node": example.node or "", "gates-submitted": "1"}
+    data = {"scenario": example.scenario, "node": example.node or "", "gates-submitted": "1",
+            "example": example.slug}  # the page sends the example its text came from
     for component, values in example.component_gates().items():
         for gate, value in values.items():
             if value:

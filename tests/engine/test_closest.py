@@ -12,6 +12,15 @@ def gpus(node: str) -> list:
     return [c.gpu(f"gpu-{i}", i) for i in range(8)]
 
 
+def bound_pod_with_gpus(owner: str, node: str, count: int) -> list:
+    """A pod bound to `node` and its claim, allocated the node's first `count` GPUs."""
+    claim = c.claim(f"{owner}-gpus", c.claim_spec(c.request(count=count)), owner_pod=owner,
+                    allocation=c.allocation_on(node, *[("gpu", f"gpu-{i}") for i in range(count)]),
+                    reserved_for=[owner])
+    pod = c.pod(owner, node_name=node, claims=[("gpu", f"{owner}-gpus")], claim_statuses=[("gpu", f"{owner}-gpus")])
+    return [claim, pod]
+
+
 def closest_node_dump(named_claim: bool = False) -> str:
     items = [c.device_class()]
     for name, extra in (("node-a", {}), ("node-b", {}), ("node-c", {"taints": TAINT}),
@@ -19,12 +28,7 @@ def closest_node_dump(named_claim: bool = False) -> str:
         items += [c.node(name, **extra), c.resource_slice(name, gpus(name))]
     taken = {"node-a": 8, "node-b": 8, "node-c": 4}
     for name, count in taken.items():
-        owner = f"trainer-{name}"
-        items.append(c.claim(f"{owner}-gpus", c.claim_spec(c.request(count=count)), owner_pod=owner,
-                             allocation=c.allocation_on(name, *[("gpu", f"gpu-{i}") for i in range(count)]),
-                             reserved_for=[owner]))
-        items.append(c.pod(owner, node_name=name, claims=[("gpu", f"{owner}-gpus")],
-                           claim_statuses=[("gpu", f"{owner}-gpus")]))
+        items += bound_pod_with_gpus(f"trainer-{name}", name, count)
     if named_claim:
         items.append(c.claim("four-gpus", c.claim_spec(c.request(count=4))))
         items.append(c.pod("waiting", claims=[("gpu", "four-gpus")], requests={"cpu": "8"}))

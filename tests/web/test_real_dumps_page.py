@@ -147,6 +147,7 @@ def cluster_of_45() -> str:
     pending pod asking for 4 GPUs; one node has 4 free GPUs behind a taint, one 8 free GPUs but
     too few CPUs."""
     from tests.engine import cluster as c
+    from tests.engine.test_closest import bound_pod_with_gpus
 
     taint = [{"key": "dedicated", "value": "training", "effect": "NoSchedule"}]
     items = [c.device_class()]
@@ -157,13 +158,7 @@ def cluster_of_45() -> str:
         items += [c.node(name, **extra), c.resource_slice(name, [c.gpu(f"gpu-{g}", g) for g in range(8)])]
         if i == 44:
             continue
-        taken = 4 if i == 40 else 8
-        owner = f"trainer-{i:02}"
-        items.append(c.claim(f"{owner}-gpus", c.claim_spec(c.request(count=taken)), owner_pod=owner,
-                             allocation=c.allocation_on(name, *[("gpu", f"gpu-{g}") for g in range(taken)]),
-                             reserved_for=[owner]))
-        items.append(c.pod(owner, node_name=name, claims=[("gpu", f"{owner}-gpus")],
-                           claim_statuses=[("gpu", f"{owner}-gpus")]))
+        items += bound_pod_with_gpus(f"trainer-{i:02}", name, 4 if i == 40 else 8)
     items.append(c.template("four-gpus", c.claim_spec(c.request(count=4))))
     items.append(c.pod("waiting", templates=[("gpu", "four-gpus")], requests={"cpu": "8"}))
     return c.dump(*items)
