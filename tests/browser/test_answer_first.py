@@ -193,3 +193,19 @@ def test_a_cold_start_gives_a_primer_and_the_kubernetes_docs(page: Page):
     expect(primer).to_contain_text("Dynamic Resource Allocation (DRA)")
     expect(primer.locator("a")).to_have_attribute(
         "href", "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/")
+
+
+def test_the_status_writers_grid_of_a_scenario_without_rbac_comes_with_its_button_and_stays(page: Page):
+    open_example(page, "mig-8-gpu")
+    panel = page.locator("#panel-status-writers")
+    expect(panel).to_contain_text("The scenario has no RBAC objects of its own")
+    expect(panel.locator("table")).to_have_count(0)
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        panel.get_by_role("button", name="Show who may write").click()
+    expect(panel.locator("table.status-writers").first).to_be_visible()
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        page.keyboard.type("\n# an edit\n")
+    expect(outcome(page)).to_contain_text("Allocated")
+    expect(panel.locator("table.status-writers").first).to_be_visible()
