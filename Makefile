@@ -115,3 +115,8 @@ bench-browser: install
 bench-room: install
 	@./.ci/services
 	$(PY) scripts/bench_room.py $(BENCH_ROOM_ARGS)
+
+# The server's CPU per edit request, per gallery example (engine in-process; README "Page speed").
+.PHONY: bench-page-cpu
+bench-page-cpu: install
+	$(PY) scripts/bench_page.py --cpu

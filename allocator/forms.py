@@ -40,6 +40,8 @@ class PlaygroundForm(forms.Form):
     example = forms.SlugField(required=False)  # the gallery example the text came from, if any
     reset_gates = forms.BooleanField(required=False)  # the gates table's "reset to defaults" without JavaScript
     each_claim_alone = forms.BooleanField(required=False)  # "judge each claim alone" (the results' button)
+    # The status-writers grid of a scenario without RBAC objects, which the page folds until asked.
+    status_writers = forms.BooleanField(required=False)
 
     def __init__(self, data=None, files=None, **kwargs):
         super().__init__(data, files, **kwargs)
@@ -138,7 +140,8 @@ def read_run_form(data, files=None) -> RunSettings:
 
 
 JSON_SHAPE = ('a JSON body is {"scenario": "<YAML>", "node": "...", "gates": {"scheduler": {"Gate": true}}, '
-              '"versions": {"scheduler": {"emulated": "1.36"}}, "whatIf": {"user": "...", "groups": [...]}}; '
+              '"versions": {"scheduler": {"emulated": "1.36"}}, "whatIf": {"user": "...", "groups": [...]}, '
+              '"eachClaimAlone": false}; '
               "send a scenario as it is with Content-Type: application/yaml")
 
 
@@ -160,7 +163,7 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
             raise FormError("scenario must be a string of YAML or JSON")
         return run_settings.from_request(data["scenario"], node=data.get("node"), gates=data.get("gates"),
                                         versions=data.get("versions"), what_if=data.get("whatIf"),
-                                        client=client_address(request))
+                                        each_claim_alone=data.get("eachClaimAlone"), client=client_address(request))
     scenario = body
     if decode:
         try:
@@ -181,7 +184,18 @@ def read_api_body(request, body: bytes, *, decode: bool = True) -> RunSettings:
     return run_settings.from_request(scenario, node=request.GET.get("node", "") or "",
                                     gates=run_settings.uniform(dict(gates.values)),
                                     versions=run_settings.uniform(versions), what_if=_query_what_if(request.GET),
+                                    each_claim_alone=_query_flag(request.GET, "eachClaimAlone"),
                                     client=client_address(request))
+
+
+def _query_flag(query, name: str) -> bool:
+    """`?name=1` or `?name=true` (any case); another value is a 400 naming the parameter."""
+    value = query.get(name, "").strip().lower()
+    if value in ("", "0", "false"):
+        return False
+    if value in ("1", "true"):
+        return True
+    raise FormError(f"{name}: expected true or false, not “{query[name]}”")
 
 
 # The what-if as query parameters (a YAML body), named as the JSON body's whatIf fields.

@@ -27,6 +27,8 @@ class Example:
     gates: dict = field(default_factory=dict)  # gate -> bool for every component
     component_overrides: dict = field(default_factory=dict)  # component -> {gate: bool}
     versions: dict = field(default_factory=dict)  # {"emulated": "X.Y", "minCompat": "X.Y"} for every component
+    # Result panels the example is about, shown at once where the page would fold them ("status-writers").
+    shows: tuple = ()
 
     def run_settings(self) -> RunSettings:
         """The example as the page opens it."""
@@ -60,6 +62,7 @@ def _load() -> tuple[Example, ...]:
             gates=dict(entry.get("gates") or {}),
             component_overrides={k: dict(v) for k, v in (entry.get("componentGates") or {}).items()},
             versions=dict(entry.get("versions") or {}),
+            shows=tuple(entry.get("shows") or ()),
         ))
     return tuple(examples)
 

@@ -18,6 +18,8 @@ class SharedScenario(models.Model):
     gates = models.JSONField(default=dict)
     # {component: {"emulated": "X.Y", "minCompat": "X.Y"}} as chosen; {} for shares made before versions.
     versions = models.JSONField(default=dict, blank=True)
+    # The pending claims judged each alone (the page's "judge each claim alone"), not as one pod's.
+    each_claim_alone = models.BooleanField(default=False)
     # allocator.version.VERSION of the playground that first stored it.
     version = models.CharField(max_length=64)
     created = models.DateTimeField(auto_now_add=True)

@@ -49,11 +49,12 @@ def presenting(request) -> bool:
 
 
 def render_run(request, run: RunSettings, *, template="index.html", status=200, origin=None, refused=None,
-               extra=None):
+               extra=None, fold_status_writers=False):
     """Run the engine (unless the text is empty or too large) and render `template`, or only its
     `results` partial for htmx. `origin` is the gallery example the text came from, for the
     "reset to the example" link; the example's notes show only while the text is still the example's.
-    The run is admitted as the request's client."""
+    With `fold_status_writers` (the playground, until its reader asks) the status-writers grid of a
+    scenario without RBAC objects is a button, not built. The run is admitted as the request's client."""
     run = run.admitted(client_address(request))
     size = len(run.scenario.encode("utf-8", "surrogatepass"))
     retry_after = None
@@ -72,9 +73,11 @@ def render_run(request, run: RunSettings, *, template="index.html", status=200, 
         context = page_context(run, None, None, refused=refused)
         status = status if status != 200 else 413
     else:
-        context = page_context(run, scenario, outcome)  # each panel cuts big lists to its bound
+        # each panel cuts big lists to its bound
+        context = page_context(run, scenario, outcome, fold_status_writers=fold_status_writers)
         context["empty"] = not run.scenario.strip()
     context["node_dropped"] = dropped
+    context["status_writers_asked"] = not fold_status_writers
     # Several pending claims failed together: offer to judge each alone (engine/run.py).
     if outcome is not None:
         context["alone_allocated"] = sum(1 for a in outcome.alone or () if a.outcome == ALLOCATED)

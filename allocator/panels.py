@@ -26,6 +26,7 @@ from allocator.engine.quantity import Quantity, QuantityError
 from allocator.engine.report import YamlDumper
 from allocator.engine.run import ALLOCATED, INVALID, Outcome
 from allocator.engine.scenario import Scenario
+from allocator.engine.statusauth.outcome import allocated_claims
 from allocator.run_settings import RunSettings
 
 MAX_PER_POOL = 64  # why rows, tiles and chips per pool (8 GPUs with 7 partitions each fit)
@@ -44,6 +45,9 @@ class PanelInput:
     outcome: Outcome
     scenario: Scenario | None
     run: RunSettings
+    # The status-writers grid of a scenario without RBAC objects waits for the reader's button: it
+    # judges only the bootstrap roles, and building it is most of an edit's time on the server.
+    fold_status_writers: bool = False
 
 
 @dataclass
@@ -486,10 +490,21 @@ def _nodeops_panel(given: PanelInput) -> PanelView | None:
 
 def _status_writers_panel(given: PanelInput) -> PanelView | None:
     """Who may write each allocated claim's status, judged from the scenario's RBAC (statusauth)."""
+    if given.fold_status_writers and given.scenario is not None and given.scenario.rbac.empty:
+        claims = allocated_claims(given.scenario, given.outcome)
+        return PanelView({"status_writers_folded": len(claims)}) if claims else None
     view = panel_status_writers.build(given.outcome, given.scenario, given.run)
     if view is None:
         return None
-    return PanelView({"status_writers": view, "status_writers_url": reverse("status-writers")})
+    return PanelView({"status_writers": view, "status_writers_url": reverse("status-writers"),
+                      **status_writer_claims(view, given.scenario)})
+
+
+def status_writer_claims(view, scenario: Scenario) -> dict:
+    """The claims this run allocated lead; those allocated before it (a dump's) fold to their count."""
+    before = {c.key for c in scenario.claims if c.allocation is not None}
+    return {"status_writers_now": [c for c in view.claims if c.claim not in before],
+            "status_writers_before": [c for c in view.claims if c.claim in before]}
 
 
 def device_map_groups(pools: list, notes: list) -> list:
@@ -568,7 +583,8 @@ def listed_problem(problem) -> ListedProblem:
     return ListedProblem(problem, text, "\n".join(line[3:] if line.startswith(" | ") else line for line in lines))
 
 
-def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused: str | None = None) -> dict:
+def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused: str | None = None,
+                 fold_status_writers: bool = False) -> dict:
     context = {
         "run_settings": run,
         "components": COMPONENTS,
@@ -583,13 +599,19 @@ def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused
         context["left_out"] = []
         return context
     notes: list = []
-    if len(outcome.verdicts) > MAX_VERDICTS:
-        shown, hidden = _cut(outcome.verdicts, MAX_VERDICTS, lambda v: v.fits)
+    verdicts = outcome.verdicts
+    closest = getattr(outcome, "claims_closest", None)
+    if closest:  # a scenario of claims that fits no node: the node closest to fitting leads (engine/closest.py)
+        rank = {c.node: i for i, c in enumerate(closest)}
+        verdicts = sorted(verdicts, key=lambda v: rank.get(v.node, -1))
+        context["claims_closest"] = closest[0]
+    if len(verdicts) > MAX_VERDICTS:
+        shown, hidden = _cut(verdicts, MAX_VERDICTS, lambda v: v.fits)
         notes.append(_("%(count)s nodes tried; %(hidden)s not listed") % {
             "count": f"{len(outcome.verdicts):,}", "hidden": _counted(hidden, lambda v: v.message)})
         context["verdicts"] = shown
     else:
-        context["verdicts"] = outcome.verdicts
+        context["verdicts"] = verdicts
     warnings = [w for w in outcome.warnings if w.code != DROPPED_ON_CREATE]
     context.update({
         "problems": [listed_problem(p) for p in _listed(outcome.problems, "errors", notes)],
@@ -604,7 +626,7 @@ def page_context(run: RunSettings, scenario, outcome: Outcome | None, *, refused
         "allocated": outcome.outcome == ALLOCATED,
         "explanation": outcome.explanation,
     })
-    given = PanelInput(outcome, scenario, run)
+    given = PanelInput(outcome, scenario, run, fold_status_writers)
     panels = []
     for panel in PANELS:
         view = panel.build(given)

@@ -182,6 +182,8 @@ class RunSettings:
         data = {"node": self.node, "gates": self.full_gates()}
         if self.versions:
             data["versions"] = self.versions
+        if self.each_claim_alone:  # only when set: links and shares without it keep their old bytes
+            data["eachClaimAlone"] = True
         return data
 
     def gate_rows(self) -> dict:
@@ -391,7 +393,16 @@ def uniform(values: dict) -> dict:
 
 # ---- the readers ------------------------------------------------------------------------------
 
-def from_request(scenario, *, node=None, gates=None, versions=None, what_if=None,
+def check_each_claim_alone(value, problem: Problem = raise_problem, path: tuple = ("eachClaimAlone",)) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        problem("eachClaimAlone must be true or false", path)
+        return False
+    return value
+
+
+def from_request(scenario, *, node=None, gates=None, versions=None, what_if=None, each_claim_alone=None,
                  problem: Problem = raise_problem, client: str | None = None) -> RunSettings:
     """Settings as an API client names them: gate values taken as the components take their
     `--feature-gates` (a value given is a value set, even when it is the default: a component
@@ -399,21 +410,25 @@ def from_request(scenario, *, node=None, gates=None, versions=None, what_if=None
     versions = check_versions(versions, problem)
     return RunSettings(scenario=scenario, node=check_node(node, problem), gates=check_gates(gates, problem),
                        versions=versions, what_if=check_what_if(what_if, problem), client=client,
-                       keep_unnamed_node=True)
+                       keep_unnamed_node=True, each_claim_alone=check_each_claim_alone(each_claim_alone, problem))
 
 
-def from_link(scenario, *, node=None, gates=None, versions=None, problem: Problem = raise_problem) -> RunSettings:
+def from_link(scenario, *, node=None, gates=None, versions=None, each_claim_alone=None,
+              problem: Problem = raise_problem) -> RunSettings:
     """Settings as a share row, a `#s=` link or a compare side holds them: every gate's value per
     component (`full_gates`), of which the values that differ from the defaults at the component's
     versions are kept (`changed_gates`)."""
     versions = check_versions(versions, problem)
     return RunSettings(scenario=scenario, node=check_node(node, problem),
-                       gates=changed_gates(check_gates(gates, problem), versions), versions=versions)
+                       gates=changed_gates(check_gates(gates, problem), versions), versions=versions,
+                       each_claim_alone=check_each_claim_alone(each_claim_alone, problem))
 
 
 def from_share_row(row) -> RunSettings:
-    """A stored share: every gate as it was when shared, and its versions (none before they existed)."""
-    return from_link(row.scenario, node=row.node, gates=row.gates, versions=getattr(row, "versions", None) or {})
+    """A stored share: every gate as it was when shared, and its versions (none before they existed),
+    and whether each claim was judged alone."""
+    return from_link(row.scenario, node=row.node, gates=row.gates, versions=getattr(row, "versions", None) or {},
+                     each_claim_alone=bool(getattr(row, "each_claim_alone", False)))
 
 
 def from_lesson(data: dict, problem: Problem, path: tuple, *, base: RunSettings | None,

@@ -94,7 +94,7 @@ def share(run: RunSettings) -> tuple[SharedScenario, bool]:
             with transaction.atomic():
                 row = SharedScenario.objects.create(
                     id=letters[:length], digest=digest, scenario=scenario, node=node, gates=gates,
-                    versions=versions, version=VERSION)
+                    versions=versions, each_claim_alone=run.each_claim_alone, version=VERSION)
             return row, True
         except IntegrityError:
             existing = SharedScenario.objects.filter(digest=digest).first()
@@ -146,7 +146,7 @@ def read_fragment(value: str) -> RunSettings:
     scenario = check_scenario(data.get("scenario"))
     try:
         return run_settings.from_link(scenario, node=data.get("node"), gates=data.get("gates"),
-                                        versions=data.get("versions"))
+                                        versions=data.get("versions"), each_claim_alone=data.get("eachClaimAlone"))
     except SettingsError as exc:
         raise ShareError(f"fragment: {exc.message}") from None
 

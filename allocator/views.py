@@ -40,11 +40,13 @@ def index(request):
             size = int(request.META.get("CONTENT_LENGTH") or 0)
             return render_run(request, RunSettings(scenario=""), refused=too_large(size), status=413)
         form.is_valid()  # every field is optional; a bad one is left out of cleaned_data
-        return render_run(request, form.run_settings(), origin=gallery.get(form.cleaned_data.get("example") or ""))
+        origin = gallery.get(form.cleaned_data.get("example") or "")
+        asked = form.cleaned_data.get("status_writers") or (origin is not None and "status-writers" in origin.shows)
+        return render_run(request, form.run_settings(), origin=origin, fold_status_writers=not asked)
     example = gallery.get(request.GET.get("example") or gallery.DEFAULT)
     if example is None:
         raise Http404(f"There is no example “{request.GET['example']}”.")
-    return render_run(request, example.run_settings())
+    return render_run(request, example.run_settings(), fold_status_writers="status-writers" not in example.shows)
 
 
 @require_GET

@@ -181,6 +181,7 @@ def api_shared(request, share_id: str):
         "node": shared.node,
         "gates": shared.gates,
         "versions": shared.versions,
+        "eachClaimAlone": shared.each_claim_alone,
         "version": shared.version,
         "created": shared.created.isoformat(),
     }

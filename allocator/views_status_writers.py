@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from allocator import panel_status_writers
+from allocator.panels import status_writer_claims
 from allocator.fairness import Throttled
 from allocator.forms import FormError, PlaygroundForm, json_form_data
 from allocator.sharing import client_address
@@ -34,4 +35,5 @@ def status_writers(request):
     if view is None:
         return HttpResponse("No claim is allocated: there is no status to write.", status=404,
                             content_type="text/plain; charset=utf-8")
-    return render(request, "panels/status_writers.html", {"status_writers": view, "status_writers_url": request.path})
+    return render(request, "panels/status_writers.html", {"status_writers": view, "status_writers_url": request.path,
+                                                          **status_writer_claims(view, scenario)})

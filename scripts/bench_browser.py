@@ -8,6 +8,10 @@ the document and times from the key to the next frame after the results were swa
 1.2 MB document (the 12-node GPU dump repeated under new names) in the editor and times each key
 from keydown to the next frame. Targets (README "Page speed"): p50 ≤ 150 ms, ≤ 16 ms per key.
 
+Beside the wall times it prints the page's main-thread CPU (Chromium's TaskDuration, over the same
+keys, per key): on a loaded machine the wall times grow with the load and the CPU figure does not.
+The server's CPU per edit is `scripts/bench_page.py --cpu`.
+
 usage: scripts/bench_browser.py [--keys 15] [--big-keys 30]
 """
 from __future__ import annotations
@@ -86,9 +90,17 @@ def main() -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+
+            def busy() -> float:  # main-thread task time so far, ms (Chromium's TaskDuration)
+                metrics = cdp.send("Performance.getMetrics")["metrics"]
+                return 1000 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
             print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
-            print(f"{'example':32} {'p50 ms':>8} {'p95 ms':>8} {'wait ms':>8} {'answer ms':>9}"
-                  f"  (key → result painted, {args.keys} keys; the wait before the run; the request's round trip)")
+            print(f"{'example':32} {'p50 ms':>8} {'p95 ms':>8} {'wait ms':>8} {'answer ms':>9} {'CPU ms':>7}"
+                  f"  (key → result painted, {args.keys} keys; the wait before the run; the request's round trip;"
+                  f" the page's main-thread CPU per key and run)")
             for example in gallery.all_examples():
                 if args.examples and example.slug not in args.examples:
                     continue
@@ -100,15 +112,18 @@ def main() -> int:
                 page.keyboard.type("\n#")
                 page.wait_for_timeout(800)
                 times = []
+                cpu = 0.0
                 for _ in range(args.keys):
                     page.evaluate(PAINTED)
+                    before = busy()
                     page.keyboard.type("x")
                     times.append(page.evaluate("() => window.benchPainted"))
+                    cpu += busy() - before
                     page.wait_for_timeout(50)
                 trips = page.evaluate("window.playgroundRuns.roundTrips()") or [0]
                 wait = page.evaluate("window.playgroundRuns.wait()")
                 print(f"{example.slug:32} {statistics.median(times):8.0f} {percentile(times, 0.95):8.0f} "
-                      f"{wait:8.0f} {statistics.median(trips):9.0f}", flush=True)
+                      f"{wait:8.0f} {statistics.median(trips):9.0f} {cpu / args.keys:7.1f}", flush=True)
 
             page.goto(f"http://127.0.0.1:{port}/?example=simple-gpu")
             page.wait_for_selector("#editor .cm-editor")
@@ -121,13 +136,16 @@ def main() -> int:
             page.evaluate("""() => { window.keyTimes = [];
               document.addEventListener("keydown", (e) => { const t = performance.now();
                 requestAnimationFrame(() => setTimeout(() => window.keyTimes.push(performance.now() - t), 0)); }, true); }""")
+            before = busy()
             for _ in range(args.big_keys):
                 page.keyboard.type("y")
                 page.wait_for_timeout(30)
             page.wait_for_timeout(500)
+            cpu = (busy() - before) / args.big_keys
             keys = page.evaluate("window.keyTimes")
             print(f"{len(text) / 1e6:.1f} MB document: per key p50 {statistics.median(keys):.1f} ms, "
-                  f"p95 {percentile(keys, 0.95):.1f} ms ({len(keys)} keys, keydown → next frame)")
+                  f"p95 {percentile(keys, 0.95):.1f} ms ({len(keys)} keys, keydown → next frame); "
+                  f"main-thread CPU {cpu:.1f} ms per key, the runs the pauses start included")
             print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
             browser.close()
     finally:

@@ -10,7 +10,12 @@ as they do when someone edits. Target: under 50 ms median per gallery example. T
 the try-this edit in `mig-8-gpu` and takes it back, in turn (each with a new comment), and prints
 the server's part of those requests too (target: 15 ms).
 
+With --cpu the engine runs in this process (ALLOCATOR_ISOLATION=inline) and it prints the CPU time
+(time.process_time, so the machine's load does not count) of the whole request per gallery example,
+the request the page makes on an edit; --profile SLUG prints that example's cProfile instead.
+
 usage: scripts/bench_page.py [--runs 21] [--dump-nodes 200]
+       scripts/bench_page.py --cpu [--runs 21] [--profile mig-8-gpu]
 """
 from __future__ import annotations
 
@@ -26,6 +31,9 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 
+if "--cpu" in sys.argv:  # the engine's CPU in this process, where process_time sees it
+    os.environ["ALLOCATOR_ISOLATION"] = "inline"
+
 import playground.wsgi  # noqa: E402,F401  the server's process as it serves: Django set up, the heap settled
 
 from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
@@ -36,7 +44,8 @@ from bench_allocate import generate  # noqa: E402
 
 
 def form(example) -> dict:
-    data = {"scenario": example.scenario, "node": example.node or "", "gates-submitted": "1"}
+    data = {"scenario": example.scenario, "node": example.node or "", "gates-submitted": "1",
+            "example": example.slug}  # the page sends the example its text came from
     for component, values in example.component_gates().items():
         for gate, value in values.items():
             if value:
@@ -99,11 +108,59 @@ def edit_texts(example) -> list[str]:
     return [example.scenario, edited]
 
 
+def post_edit(client: Client, data: dict, run: int):
+    """One edit as the page posts it: a new comment line (no cached result), the form as JSON."""
+    varied = dict(data, scenario=f"{data['scenario']}\n# bench run {run} {time.time_ns()}\n")
+    body = json.dumps({name: [value] for name, value in varied.items()})
+    response = client.post("/", body, content_type="application/json", HTTP_HX_REQUEST="true", HTTP_HOST="localhost")
+    assert response.status_code == 200, response.status_code
+    return response
+
+
+def cpu(args) -> None:
+    """CPU ms per edit request, per gallery example (median and p90 of `--runs`, after one warm-up)."""
+    client = Client()
+    examples = [gallery.get(args.profile)] if args.profile else gallery.all_examples()
+    if args.profile:
+        import cProfile
+        import pstats
+
+        data = form(examples[0])
+        post_edit(client, data, -1)
+        profile = cProfile.Profile()
+        profile.enable()
+        for run in range(args.runs):
+            post_edit(client, data, run)
+        profile.disable()
+        pstats.Stats(profile).sort_stats(args.sort).print_stats(45)
+        return
+    print(f"{'example':32} {'CPU ms median':>14} {'p90':>8} {'response KB':>12}")
+    medians = []
+    for example in examples:
+        data = form(example)
+        size = len(post_edit(client, data, -1).content)  # warm: the documents' cache, the templates
+        times = []
+        for run in range(args.runs):
+            start = time.process_time()
+            post_edit(client, data, run)
+            times.append((time.process_time() - start) * 1000)
+        times.sort()
+        medians.append(statistics.median(times))
+        print(f"{example.slug:32} {medians[-1]:14.1f} {times[int(len(times) * 0.9) - 1]:8.1f} {size / 1e3:12.0f}")
+    print(f"{'gallery median of medians':32} {statistics.median(medians):14.1f}   max {max(medians):.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--dump-nodes", type=int, default=200)
+    parser.add_argument("--cpu", action="store_true", help="CPU ms per edit request, the engine in this process")
+    parser.add_argument("--profile", metavar="SLUG", help="with --cpu: cProfile of one gallery example's edits")
+    parser.add_argument("--sort", default="cumulative", help="with --profile: pstats order (cumulative, tottime)")
     args = parser.parse_args()
+    if args.cpu:
+        cpu(args)
+        return
     client = Client()
     medians = []
     print(f"{'scenario':32} {'median ms':>10} {'p90 ms':>8}")

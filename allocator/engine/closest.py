@@ -1,5 +1,5 @@
-"""Which node came closest to fitting a pod that stays pending: the node the page's node table and
-its Why lead with, instead of the first node by name.
+"""Which node came closest to fitting a pod that stays pending, or the pending claims of a scenario
+without Pods: the node the page's node table and its Why lead with, instead of the first node by name.
 
 "Closest" is worked out from what the run already knows about each node, in this order:
 
@@ -12,6 +12,9 @@ its Why lead with, instead of the first node by name.
    of none;
 3. then the fewest resources short (CPU, memory, pods, extended resources);
 4. then the node's name.
+
+For a scenario of claims (no Pods) every node that does not fit fails one check, DRA's, so the
+devices short decide, then the name.
 
 The counts are a guide to the reader, not the scheduler's rule: the scheduler stops at a node's
 first failing plugin and never ranks nodes that do not fit.
@@ -104,13 +107,27 @@ def free_devices(scenario: Scenario, pods: list) -> dict:
     return free
 
 
+def claims_asked(scenario: Scenario) -> int:
+    """How many devices the scenario's pending claims ask for (counted as `devices_asked` does)."""
+    return sum(_spec_count(c.raw.get("spec") or {}) for c in scenario.claims if c.allocation is None)
+
+
+def _reasons(verdict) -> tuple:
+    """A pod's node verdict has the scheduler's reasons; a claim run's node verdict its message."""
+    reasons = getattr(verdict, "reasons", None)
+    if reasons:
+        return tuple(reasons)
+    reason = getattr(verdict, "reason", None) or getattr(verdict, "message", None)
+    return (reason,) if reason else ()
+
+
 def closest_first(nodes: list, *, asked: int, free: dict) -> list[Closeness]:
     """The nodes that do not fit, closest first (see the module's rule)."""
     out = []
     for verdict in nodes:
         if verdict.fits:
             continue
-        reasons = tuple(verdict.reasons or ([verdict.reason] if verdict.reason else ()))
+        reasons = _reasons(verdict)
         available = free.get(verdict.node, 0)
         out.append(Closeness(
             node=verdict.node,

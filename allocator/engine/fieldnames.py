@@ -13,7 +13,22 @@ from allocator.engine import validation as v
 from allocator.engine.cel.functions import FUNCTIONS
 from allocator.engine.cel.interpreter import DEVICE_FIELDS as DEVICE_FIELDS
 
+
+def _under(prefix: str, tree: dict) -> dict:
+    """`tree`'s paths below `prefix` (a path starting `[]` is the prefix's list items)."""
+    return {(prefix + path if path.startswith("[") else f"{prefix}.{path}" if path else prefix): fields
+            for path, fields in tree.items()}
+
+
 _META = {"metadata": v._OBJECT_META_FIELDS}
+_SELECTORS = {"[]": v._SELECTOR_FIELDS, "[].cel": v._CEL_FIELDS}  # a list of CEL selectors
+
+
+def _config(fields: frozenset) -> dict:
+    """A config list: its items' fields (the claim's, the class's or the allocation's), and their opaque part."""
+    return {"[]": fields, "[].opaque": v._OPAQUE_FIELDS}
+
+
 _NODE_SELECTOR = {
     "": v._NODE_SELECTOR_FIELDS,
     "nodeSelectorTerms[]": v._TERM_FIELDS,
@@ -22,16 +37,11 @@ _NODE_SELECTOR = {
 }
 _EXACT = {
     "": v._EXACT_FIELDS,
-    "selectors[]": v._SELECTOR_FIELDS,
-    "selectors[].cel": v._CEL_FIELDS,
+    **_under("selectors", _SELECTORS),
     "tolerations[]": v._TOLERATION_FIELDS,
     "capacity": v._CAPACITY_REQUIREMENTS_FIELDS,
     "derivedAttributes[]": v._DERIVED_FIELDS,
 }
-
-
-def _under(prefix: str, tree: dict) -> dict:
-    return {(f"{prefix}.{path}" if path else prefix): fields for path, fields in tree.items()}
 
 
 _SLICE = {
@@ -60,8 +70,7 @@ _CLAIM_SPEC = {
     **_under("devices.requests[].exactly", _EXACT),
     **_under("devices.requests[].firstAvailable[]", {**_EXACT, "": v._SUBREQUEST_FIELDS}),
     "devices.constraints[]": v._CONSTRAINT_FIELDS,
-    "devices.config[]": v._CLAIM_CONFIG_FIELDS,
-    "devices.config[].opaque": v._OPAQUE_FIELDS,
+    **_under("devices.config", _config(v._CLAIM_CONFIG_FIELDS)),
 }
 _CLAIM = {
     "": v._TOP_FIELDS_WITH_STATUS, **_META,
@@ -69,16 +78,13 @@ _CLAIM = {
     "status.allocation": v._ALLOCATION_FIELDS,
     "status.allocation.devices": v._ALLOCATION_DEVICES_FIELDS,
     "status.allocation.devices.results[]": v._RESULT_FIELDS,
-    "status.allocation.devices.config[]": v._ALLOCATION_CONFIG_FIELDS,
-    "status.allocation.devices.config[].opaque": v._OPAQUE_FIELDS,
+    **_under("status.allocation.devices.config", _config(v._ALLOCATION_CONFIG_FIELDS)),
 }
 _CLASS = {
     "": v._TOP_FIELDS, **_META,
     "spec": v._CLASS_SPEC_FIELDS,
-    "spec.selectors[]": v._SELECTOR_FIELDS,
-    "spec.selectors[].cel": v._CEL_FIELDS,
-    "spec.config[]": v._CLASS_CONFIG_FIELDS,
-    "spec.config[].opaque": v._OPAQUE_FIELDS,
+    **_under("spec.selectors", _SELECTORS),
+    **_under("spec.config", _config(v._CLASS_CONFIG_FIELDS)),
 }
 _TEMPLATE = {"": v._TOP_FIELDS, **_META, "spec": frozenset({"metadata", "spec"}), **_under("spec.spec", _CLAIM_SPEC)}
 

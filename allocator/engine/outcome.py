@@ -45,6 +45,7 @@ class Outcome:
     candidate_nodes: list = field(default_factory=list)  # every node the scenario names, in name order
     unknown_node: str | None = None  # the node asked for, when the scenario names it nowhere
     closest: dict = field(default_factory=dict)  # pending pod key -> closest.Closeness per node, closest first
+    claims_closest: list = field(default_factory=list)  # no Pods, unsatisfiable on several nodes: the same, for the claims
     alone: list | None = None  # run.ClaimAlone per pending claim, when each claim was allocated alone
     node_dropped: str | None = None  # the node asked for and not used: named nowhere, the run took any node
     status_writers: dict | None = None  # who may write each allocated claim's status (statusauth)

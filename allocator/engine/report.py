@@ -36,6 +36,8 @@ def outcome_data(outcome: Outcome, *, with_explanation: bool = False) -> dict:
         data["pods"] = [p.as_dict(with_explanation=with_explanation) for p in outcome.pods]
     if outcome.status_writers is not None:
         data["statusWriters"] = outcome.status_writers
+    if outcome.alone is not None:  # each pending claim judged alone: each claim's own answer
+        data["eachClaimAlone"] = [a.as_dict() for a in outcome.alone]
     return data
 
 

@@ -156,7 +156,14 @@ def _allocate(
                "exact_first": ExactFirst()}
 
     verdicts: list[NodeVerdict] = []
-    explained = None  # the first node tried explains an unsatisfiable outcome
+    # The node closest to fitting explains an unsatisfiable outcome (engine/closest.py: the fewest
+    # devices short, then the first tried); with one node there is nothing to rank.
+    explained, explained_short = None, None
+    ranking = len(names) > 1
+    if ranking:
+        from allocator.engine.closest import claims_asked, closest_first, free_devices
+
+        asked, free = claims_asked(scenario), free_devices(scenario, [])
     for name in names:
         try:
             attempt = attempt_node(node_for(scenario, name), claims=pending, scenario=scenario, index=index,
@@ -179,7 +186,9 @@ def _allocate(
                                                 options, claims)
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
                            explanation=_with_variant(explain_attempt(attempt), features) if explain_result else None)
-        explained = explained or attempt
+        short = max(0, asked - free.get(name, 0)) if ranking else 0
+        if explained is None or short < explained_short:
+            explained, explained_short = attempt, short
         if attempt.limit and deadline is not None and time.monotonic() > deadline:
             break
 
@@ -192,6 +201,7 @@ def _allocate(
         verdicts=verdicts,
         explanation=(_with_variant(explain_attempt(explained), features)
                      if explain_result and explained is not None else None),
+        claims_closest=closest_first(verdicts, asked=asked, free=free) if ranking else [],
     )
 
 

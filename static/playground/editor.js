@@ -14,6 +14,11 @@ if (host && textarea && host.dataset.codemirror) {
   });
 }
 
+// Over this many characters the editor drops the YAML language (colours, folding by structure):
+// its parser re-reads a changed text within the key's own frame, and for a 1 MB dump that alone
+// costs more than a frame per key. Typing stays O(change); the engine still reads the YAML.
+const PLAIN_OVER = 512 * 1024;
+
 function mount(cm, { editorTools }) {
   const { EditorView, EditorState, Compartment, Prec, keymap, basicSetup, indentWithTab } = cm;
   const { yaml, lintGutter, setDiagnostics } = cm;
@@ -21,6 +26,18 @@ function mount(cm, { editorTools }) {
   const form = textarea.form;
   const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
   const appearance = new Compartment();
+  const language = new Compartment();
+  let plain = textarea.value.length > PLAIN_OVER;
+  function languageFor(isPlain) { return isPlain ? [] : yaml(); }
+  // Plain text past the size, YAML again below it (with some room, so a text at the edge does not
+  // switch back and forth).
+  function wantsPlain(length) { return plain ? length > PLAIN_OVER * 0.9 : length > PLAIN_OVER; }
+  function followSize() {
+    if (wantsPlain(view.state.doc.length) === plain) return;
+    plain = !plain;
+    view.dispatch({ effects: language.reconfigure(languageFor(plain)) });
+    if (plain) announce(_("Syntax colours are off while the text is over 512 KB, so typing stays fast."), false);
+  }
   let dark = isDark();
   // CodeMirror styles itself with a <style> element; under a nonce-based style-src it needs the page's nonce.
   const nonce = (document.querySelector("script[nonce]") || {}).nonce || "";
@@ -56,7 +73,7 @@ function mount(cm, { editorTools }) {
         Prec.highest(keymap.of([{ key: "Mod-Enter", run: runNow }])),
         EditorState.tabSize.of(2),
         EditorView.cspNonce.of(nonce),
-        yaml(),
+        language.of(languageFor(plain)),
         lintGutter(),
         EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "Scenario YAML" }),
         layout(cm),
@@ -65,6 +82,8 @@ function mount(cm, { editorTools }) {
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
           stale = true;
+          // Not inside this update: a dispatch must wait until the update is over.
+          if (wantsPlain(update.state.doc.length) !== plain) queueMicrotask(followSize);
           textarea.dispatchEvent(new CustomEvent("playground:edited", { bubbles: true }));
         }),
       ],

@@ -2,6 +2,7 @@
 // (`/#s=` + base64url(raw deflate(JSON))), the copy buttons, and showing refused shares.
 // The fragment format is the one allocator/sharing.py writes and reads:
 //   {"v": 1, "scenario": "...", "node": "...", "gates": {"apiserver": {"Gate": true, ...}, ...}}
+//   (+ "versions" when chosen, "eachClaimAlone": true when the claims are judged each alone)
 (function () {
   "use strict";
   // The page's language: strings from Django's JavaScript catalogue (/jsi18n/), English without it.
@@ -124,6 +125,8 @@
       var chosen = (versions[v.component] || {})[v.key];
       v.select.value = typeof chosen === "string" ? chosen : "";
     });
+    var alone = document.getElementById("each-claim-alone-state");
+    if (alone) alone.value = data.eachClaimAlone === true ? "1" : "";
   }
 
   // emulated-<component> and mincompat-<component>: the version control beside the gates.
@@ -137,7 +140,6 @@
   }
 
   function formState() {
-    if (window.playgroundEditor) window.playgroundEditor.sync(); // CodeMirror copies its text lazily
     var gates = {};
     gateBoxes().forEach(function (g) {
       (gates[g.component] = gates[g.component] || {})[g.gate] = g.input.checked;
@@ -149,11 +151,15 @@
     var node = document.getElementById("node");
     var state = {
       v: FORMAT,
-      scenario: document.getElementById("scenario").value,
+      // CodeMirror's text as it is, without copying it into the hidden textarea (which would send
+      // `input` and, for a 1 MB text, cost a key's worth of time for nothing).
+      scenario: window.playgroundEditor ? window.playgroundEditor.text() : document.getElementById("scenario").value,
       node: node ? node.value : "",
       gates: gates,
     };
     if (Object.keys(versions).length) state.versions = versions;
+    var alone = document.getElementById("each-claim-alone-state");
+    if (alone && alone.value) state.eachClaimAlone = true; // only when set, as RunSettings.link_data
     return state;
   }
 
@@ -236,8 +242,12 @@
   // so the address bar is always a link to what is on screen.
 
   // Saved shortly after each edit (not on every key: a 1 MB text is copied once per pause), and at
-  // once when the page is hidden or left, so a reload right after typing keeps the edit.
+  // once when the page is hidden or left, so a reload right after typing keeps the edit. The pause
+  // grows with what a save costs (ten times its last cost), so saving a big text takes at most a
+  // tenth of the typing time instead of a frame per key.
   var DRAFT_WAIT = 150;
+  var DRAFT_WAIT_MOST = 5000;
+  var draftWait = DRAFT_WAIT;
   // A text that long makes a fragment far over any limit: not worth compressing to find out.
   var LINK_TEXT_MAX = 256 * 1024;
   var draftTimer = null;
@@ -283,19 +293,24 @@
     draftTimer = window.setTimeout(async function () {
       draftTimer = null;
       draftPending = false;
+      var started = performance.now();
       var state = draftState();
-      storeDraft(state);
-      if (!supported() || state.scenario.length > LINK_TEXT_MAX) {
-        storeDraft(state, "");
-        return;
-      }
+      var cost = performance.now() - started; // the copies, not the wait for the compressed link
+      // One history write per save (each costs a structured copy of the state): with the link's
+      // fragment when it is short enough, else without one.
       var hash = "";
-      try {
-        var link = await buildLink();
-        if (link.fragment.length <= fragmentLimit()) hash = link.fragment;
-      } catch (e) { /* the state alone still restores it */ }
-      if (!draftPending) storeDraft(state, hash);
-    }, DRAFT_WAIT);
+      if (supported() && state.scenario.length <= LINK_TEXT_MAX) {
+        try {
+          var link = await buildLink();
+          if (link.fragment.length <= fragmentLimit()) hash = link.fragment;
+        } catch (e) { /* the state alone still restores it */ }
+        if (draftPending) return; // typed on meanwhile: the next save has the newer text
+      }
+      started = performance.now();
+      storeDraft(state, hash);
+      cost += performance.now() - started;
+      draftWait = Math.min(DRAFT_WAIT_MOST, Math.max(DRAFT_WAIT, 10 * cost));
+    }, draftWait);
   }
   // An edit, a node or a gate change, or a run of the form: the draft changes.
   document.addEventListener("htmx:configRequest", function (event) {

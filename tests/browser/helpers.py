@@ -35,6 +35,47 @@ def replace_in_editor(page: Page, old: str, new: str, *, after: str | None = Non
     page.keyboard.type(new)
 
 
+def editor_text(page: Page) -> str:
+    """The text in the editor (CodeMirror's own, which the hidden textarea copies only when read)."""
+    return page.evaluate("window.playgroundEditor.text()")
+
+
+def set_editor_text(page: Page, text: str) -> None:
+    """Select everything in the editor and type `text` over it in one go (or delete it all)."""
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+a")
+    if text:
+        page.keyboard.insert_text(text)
+    else:
+        page.keyboard.press("Delete")
+
+
+def paste_over_everything(page: Page, text: str) -> None:
+    """Select all in the editor and paste `text` from the clipboard, as a user does (CodeMirror
+    reads the paste event's clipboard data)."""
+    content = page.locator("#editor .cm-content")
+    content.click()
+    page.keyboard.press("Control+a")
+    content.evaluate("""(el, text) => {
+        const data = new DataTransfer();
+        data.setData("text/plain", text);
+        el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+    }""", text)
+
+
+def put_in_editor(page: Page, text: str) -> None:
+    """Put `text` in the editor as a `#s=` link or an opened file does: into the form's textarea,
+    which tells the editor (no run of its own)."""
+    page.evaluate("""(text) => { const area = document.getElementById("scenario"); area.value = text;
+      area.dispatchEvent(new Event("playground:scenario-replaced")); }""", text)
+
+
+def click_in_editor(page: Page, key: str = "Control+End") -> None:
+    """Click into the editor and move the cursor (to the end of the text unless told)."""
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press(key)
+
+
 def outcome(page: Page):
     return page.locator("#results .outcome h2")
 
@@ -42,6 +83,11 @@ def outcome(page: Page):
 def screenshot(locator, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     locator.screenshot(path=SCREENSHOTS / f"{name}.png", animations="disabled")
+
+
+def page_screenshot(page: Page, name: str, full_page: bool = True) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page, animations="disabled")
 
 
 def link_state(url: str) -> dict | None:

@@ -6,25 +6,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import open_example, outcome
+from tests.browser.helpers import link_holding, open_example, outcome, paste_over_everything
 
 pytestmark = pytest.mark.browser
 
 # A whole file as a user copies it from elsewhere: nothing of the simple-gpu example is in it.
 DUMP = (Path(__file__).resolve().parents[1] / "dumps" / "pasted-nics.yaml").read_text()
-
-
-def paste_over_everything(page: Page, text: str) -> None:
-    """Select all in the editor and paste `text` from the clipboard, as a user does (CodeMirror
-    reads the paste event's clipboard data)."""
-    content = page.locator("#editor .cm-content")
-    content.click()
-    page.keyboard.press("Control+a")
-    content.evaluate("""(el, text) => {
-        const data = new DataTransfer();
-        data.setData("text/plain", text);
-        el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
-    }""", text)
 
 
 def test_a_file_pasted_over_an_example_runs_on_its_own_nodes_and_forgets_the_example(page: Page):
@@ -144,6 +131,31 @@ def test_claims_failing_together_can_be_judged_each_alone_with_one_button(page: 
     expect(outcome(page)).to_contain_text("Invalid input")
 
 
+def test_judging_each_claim_alone_stays_for_the_next_edit_and_a_link_opens_with_it(page: Page, browser):
+    from tests.engine.test_each_claim_alone import TEXT
+
+    open_example(page, "simple-gpu")
+    paste_and_wait(page, TEXT)
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        page.locator("#claims-together button.each-claim-alone").click()
+    expect(outcome(page)).to_contain_text("Each claim judged alone: 2 of 3 can be allocated")
+
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        page.keyboard.type("\n# an edit\n")
+    expect(outcome(page)).to_contain_text("Each claim judged alone")
+
+    url = link_holding(page, eachClaimAlone=True, scenario=lambda text: bool(text) and "# an edit" in text)
+    other = browser.new_page(base_url=page.url.split("/#")[0].split("/?")[0].rstrip("/") + "/")
+    try:
+        other.goto(url)
+        expect(other.locator("#results .outcome h2")).to_contain_text("Each claim judged alone: 2 of 3 can be allocated")
+        expect(other.locator("#each-claim-alone-state")).to_have_value("1")
+    finally:
+        other.close()
+
+
 # ---- the smaller defects --------------------------------------------------------------------
 
 def test_a_cel_compile_error_is_printed_once_with_its_caret_under_the_mistake_in_monospace(page: Page):
@@ -181,3 +193,19 @@ def test_a_cold_start_gives_a_primer_and_the_kubernetes_docs(page: Page):
     expect(primer).to_contain_text("Dynamic Resource Allocation (DRA)")
     expect(primer.locator("a")).to_have_attribute(
         "href", "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/")
+
+
+def test_the_status_writers_grid_of_a_scenario_without_rbac_comes_with_its_button_and_stays(page: Page):
+    open_example(page, "mig-8-gpu")
+    panel = page.locator("#panel-status-writers")
+    expect(panel).to_contain_text("The scenario has no RBAC objects of its own")
+    expect(panel.locator("table")).to_have_count(0)
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        panel.get_by_role("button", name="Show who may write").click()
+    expect(panel.locator("table.status-writers").first).to_be_visible()
+    page.locator("#editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        page.keyboard.type("\n# an edit\n")
+    expect(outcome(page)).to_contain_text("Allocated")
+    expect(panel.locator("table.status-writers").first).to_be_visible()

@@ -12,7 +12,7 @@ pytest.importorskip("playwright")
 from django.core.signals import request_started  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from .helpers import open_example, outcome, replace_in_editor  # noqa: E402
+from .helpers import click_in_editor, editor_text, open_example, outcome, put_in_editor, replace_in_editor  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -114,7 +114,7 @@ def test_a_reload_right_after_typing_keeps_the_edit(page: Page):
     page.reload()
     expect(page.locator("#scenario")).to_have_value(re.compile("kept-draft"))
     expect(page.locator("#editor .cm-editor")).to_be_visible()
-    assert "kept-draft" in page.evaluate("window.playgroundEditor.text()")
+    assert "kept-draft" in editor_text(page)
 
 
 def test_typing_copies_the_text_into_the_form_once_per_pause_not_per_key(page: Page):
@@ -124,11 +124,44 @@ def test_typing_copies_the_text_into_the_form_once_per_pause_not_per_key(page: P
       window.copies = 0;
       document.getElementById("scenario").addEventListener("input", () => { window.copies++; });
     }""")
-    page.locator("#editor .cm-content").click()
-    page.keyboard.press("Control+End")
+    click_in_editor(page)
     keys = "# a note typed at speed"
     page.keyboard.type(keys)
     expect(page.locator("#results")).to_have_attribute("data-error-lines", "[]")
     page.wait_for_timeout(500)
     assert page.locator("#scenario").input_value().endswith(keys)  # copied before the run read it
     assert page.evaluate("window.copies") < len(keys) / 2
+
+
+def test_a_draft_is_saved_with_one_history_write_per_pause(page: Page):
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    page.evaluate("""() => {
+      window.historyWrites = 0;
+      const write = history.replaceState.bind(history);
+      history.replaceState = (...args) => { window.historyWrites++; return write(...args); };
+    }""")
+    click_in_editor(page)
+    page.keyboard.type("# one pause")
+    expect(page.locator("#results")).to_have_attribute("data-error-lines", "[]")
+    page.wait_for_function("() => history.state && history.state.draft && "
+                           "history.state.draft.scenario.endsWith('# one pause')")
+    page.wait_for_timeout(600)
+    assert page.evaluate("window.historyWrites") == 1
+
+
+def test_a_text_over_512_kb_is_edited_as_plain_text_so_a_key_does_not_reparse_it(page: Page):
+    from scripts.bench_browser import big_document
+
+    open_example(page, "simple-gpu")
+    expect(page.locator("#editor .cm-content .cm-line span").first).to_be_attached()  # YAML colours
+    text = big_document(600_000)
+    put_in_editor(page, text)
+    expect(page.locator("#editor-status")).to_contain_text("Syntax colours are off while the text is over 512 KB")
+    expect(page.locator("#editor .cm-content .cm-line span")).to_have_count(0)
+    click_in_editor(page)
+    page.keyboard.type("# typed")
+    assert editor_text(page).endswith("# typed")
+    # Back under the size (less some room), the colours come back.
+    put_in_editor(page, text[:300_000])
+    expect(page.locator("#editor .cm-content .cm-line span").first).to_be_attached()

@@ -6,7 +6,7 @@ pytest.importorskip("playwright")
 
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from .helpers import open_example, outcome, replace_in_editor  # noqa: E402
+from .helpers import click_in_editor, editor_text, open_example, outcome, put_in_editor, replace_in_editor  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +22,7 @@ def test_completion_in_a_cel_expression_offers_the_slices_own_attribute_names(pa
     page.keyboard.type("driverV")
     expect(options).to_have_count(1)  # narrowed to driverVersion
     options.filter(has_text="driverVersion").click()
-    assert 'device.attributes["gpu.example.com"].driverVersion' in page.evaluate("window.playgroundEditor.text()")
+    assert 'device.attributes["gpu.example.com"].driverVersion' in editor_text(page)
 
 
 def test_completion_offers_the_fields_a_device_knows(page: Page):
@@ -101,32 +101,27 @@ spec:
 
 def test_format_reindents_keeps_the_scenario_loadable_and_undo_brings_the_text_back(page: Page):
     open_example(page, "simple-gpu")
-    page.evaluate("""(text) => {
-      const area = document.getElementById("scenario");
-      area.value = text;
-      area.dispatchEvent(new Event("playground:scenario-replaced"));
-    }""", FOUR_SPACES)
+    put_in_editor(page, FOUR_SPACES)
     expect(outcome(page)).to_contain_text("Allocated on node worker-1")
     page.get_by_role("button", name="Format", exact=True).click()
     expect(page.locator("#editor-status")).to_contain_text("comments are kept")
-    formatted = page.evaluate("window.playgroundEditor.text()")
+    formatted = editor_text(page)
     assert "\n  selectors:\n    - cel:\n        expression: device.driver" in formatted
     assert "  - name: gpu-0   # the only one\n" in formatted and formatted.startswith("# One GPU")
     expect(page.locator("#results")).to_contain_text("gpu-0")
     expect(outcome(page)).to_contain_text("Allocated on node worker-1")
 
-    page.locator("#editor .cm-content").click()
-    page.keyboard.press("Control+z")
-    assert page.evaluate("window.playgroundEditor.text()") == FOUR_SPACES
+    click_in_editor(page, "Control+z")
+    assert editor_text(page) == FOUR_SPACES
 
 
 def test_format_leaves_unreadable_yaml_alone_and_says_why(page: Page):
     open_example(page, "simple-gpu")
     replace_in_editor(page, "kind: DeviceClass", "kind: DeviceClass: twice")
-    before = page.evaluate("window.playgroundEditor.text()")
+    before = editor_text(page)
     page.get_by_role("button", name="Format", exact=True).click()
     expect(page.locator("#editor-status")).to_contain_text("the text was not changed")
-    assert page.evaluate("window.playgroundEditor.text()") == before
+    assert editor_text(page) == before
 
 
 def test_question_mark_opens_the_shortcut_list(page: Page):
@@ -140,8 +135,7 @@ def test_question_mark_opens_the_shortcut_list(page: Page):
     expect(dialog).to_contain_text("Leave the editor")
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
-    page.locator("#editor .cm-content").click()
-    page.keyboard.press("End")
+    click_in_editor(page, "End")
     page.keyboard.type("?")  # in the editor it is only a character
     expect(dialog).to_be_hidden()
 

@@ -12,7 +12,9 @@ from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 from allocator import gallery  # noqa: E402
 
-from .helpers import SCREENSHOTS, link_holding, open_example, outcome, replace_in_editor  # noqa: E402
+from .helpers import (  # noqa: E402
+    link_holding, open_example, outcome, page_screenshot, replace_in_editor, set_editor_text,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -56,21 +58,6 @@ spec:
       exactly:
         deviceClassName: gpu.example.com
 """
-
-
-def set_editor_text(page: Page, text: str) -> None:
-    """Select everything in the editor and paste `text` over it, as a user pasting a scenario does."""
-    page.locator("#editor .cm-content").click()
-    page.keyboard.press("Control+a")
-    if text:
-        page.keyboard.insert_text(text)
-    else:
-        page.keyboard.press("Delete")
-
-
-def shot(page: Page, name: str, full_page: bool = True) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page, animations="disabled")
 
 
 def open_gates(page: Page) -> None:
@@ -149,7 +136,7 @@ def test_on_a_phone_the_page_never_scrolls_sideways(browser: Browser, base_url: 
     expect(outcome(page)).to_be_visible()
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page is {width}px wide on a 390px screen"
-    shot(page, f"newcomer--phone-{slug}--390x844")
+    page_screenshot(page, f"newcomer--phone-{slug}--390x844")
     context.close()
 
 
@@ -488,32 +475,32 @@ def test_screenshots_at_each_size(browser: Browser, base_url: str, size: str):
     expect(page.locator("#editor .cm-editor")).to_be_visible()
     expect(outcome(page)).to_contain_text("Allocated")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    shot(page, f"newcomer--first-visit--{size}", full_page=False)
+    page_screenshot(page, f"newcomer--first-visit--{size}", full_page=False)
 
     page.locator("#examples-menu summary").click()
     expect(page.locator("#examples-menu ul")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    shot(page, f"newcomer--examples-menu--{size}", full_page=False)
+    page_screenshot(page, f"newcomer--examples-menu--{size}", full_page=False)
     page.locator("#examples-menu summary").click()
 
     set_editor_text(page, gallery.get("simple-gpu").scenario.replace(
         "        deviceClassName: gpu.example.com", "        cuont: 1\n        deviceClassName: gpu.example.com"))
     expect(page.locator("#editor .cm-lint-marker-warning")).to_have_count(1)
-    shot(page, f"newcomer--warning-marked--{size}", full_page=False)
+    page_screenshot(page, f"newcomer--warning-marked--{size}", full_page=False)
 
     set_editor_text(page, "")
     expect(outcome(page)).to_have_text("Nothing to allocate yet")
-    shot(page, f"newcomer--empty--{size}", full_page=False)
+    page_screenshot(page, f"newcomer--empty--{size}", full_page=False)
 
     set_editor_text(page, PASTED)
     expect(page.locator("#results .node-dropped")).to_be_visible()  # the example's node is not kept
-    shot(page, f"newcomer--pasted-unknown-node--{size}")
+    page_screenshot(page, f"newcomer--pasted-unknown-node--{size}")
 
     page.goto("/?example=mig-8-gpu&present=1")
     expect(outcome(page)).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    shot(page, f"newcomer--presenter-mig-8-gpu--{size}", full_page=False)
+    page_screenshot(page, f"newcomer--presenter-mig-8-gpu--{size}", full_page=False)
 
     page.goto("/?example=nope")
-    shot(page, f"newcomer--not-found--{size}", full_page=False)
+    page_screenshot(page, f"newcomer--not-found--{size}", full_page=False)
     context.close()

@@ -323,6 +323,11 @@ class Authorizer:
         self._bindings_by_namespace: dict = {}
         for (namespace, name) in sorted(objects.role_bindings):
             self._bindings_by_namespace.setdefault(namespace, []).append(objects.role_bindings[(namespace, name)])
+        # Which bindings name a user or a group, so a request walks only those (in the same order):
+        # the bootstrap policy alone has dozens of bindings, and the page asks ~170 questions a run.
+        self._cluster_index = _subject_index(self._cluster_bindings, "")
+        self._namespace_index = {namespace: _subject_index(bindings, namespace)
+                                 for namespace, bindings in self._bindings_by_namespace.items()}
 
     def _role_for(self, binding: Binding, namespace: str):
         if binding.role_kind == "Role":
@@ -336,11 +341,16 @@ class Authorizer:
 
     def authorize(self, user: UserInfo, attrs: Attributes) -> Decision:
         errors: list[str] = []
-        walks = [(self._cluster_bindings, "")]
+        walks = [(self._cluster_bindings, self._cluster_index, "")]
         if attrs.namespace:
-            walks.append((self._bindings_by_namespace.get(attrs.namespace, []), attrs.namespace))
-        for bindings, namespace in walks:
-            for binding in bindings:
+            walks.append((self._bindings_by_namespace.get(attrs.namespace, []),
+                          self._namespace_index.get(attrs.namespace, {}), attrs.namespace))
+        keys = [("user", user.name)] + [("group", group) for group in user.groups]
+        for bindings, index, namespace in walks:
+            # A binding none of whose subjects names this user or one of its groups applies not
+            # (Subject.applies_to), so only the ones the index names are walked, in order.
+            for position in sorted({p for key in keys for p in index.get(key, ())}):
+                binding = bindings[position]
                 subject = next((s for s in binding.subjects if s.applies_to(user, namespace)), None)
                 if subject is None:
                     continue
@@ -354,6 +364,27 @@ class Authorizer:
         return Decision(False, f"RBAC: {aggregate_errors(errors)}" if errors else "")
 
 
+def _subject_index(bindings: list, namespace: str) -> dict:
+    """("user", name) or ("group", name) -> the positions of the bindings with a subject that can
+    apply to it: a User by its name, a Group by its name, a ServiceAccount by its user name (in its
+    own namespace, else the binding's; none for a ClusterRoleBinding, as Subject.applies_to says)."""
+    index: dict = {}
+    for position, binding in enumerate(bindings):
+        for subject in binding.subjects:
+            if subject.kind == "User":
+                key = ("user", subject.name)
+            elif subject.kind == "Group":
+                key = ("group", subject.name)
+            elif subject.kind == "ServiceAccount" and (subject.namespace or namespace):
+                key = ("user", f"{SA_PREFIX}{subject.namespace or namespace}:{subject.name}")
+            else:
+                continue
+            positions = index.setdefault(key, [])
+            if not positions or positions[-1] != position:
+                positions.append(position)
+    return index
+
+
 def aggregate_errors(messages: list[str]) -> str:
     """Several errors as one, the way Kubernetes joins them: each distinct message once."""
     if len(messages) == 1:
@@ -362,8 +393,15 @@ def aggregate_errors(messages: list[str]) -> str:
     return distinct[0] if len(distinct) == 1 else "[" + ", ".join(distinct) + "]"
 
 
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')  # printable ASCII but `"` and `\`: kept as they are
+
+
+@lru_cache(maxsize=4096)
 def go_quote(text: str) -> str:
-    """A string as Go's %q prints it (printable characters kept, the rest escaped)."""
+    """A string as Go's %q prints it (printable characters kept, the rest escaped). Names repeat
+    in every reason the status-writers grid gives, so they are quoted once."""
+    if _PLAIN.fullmatch(text):
+        return f'"{text}"'
     out = ['"']
     for ch in text:
         code = ord(ch)
