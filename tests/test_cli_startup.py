@@ -42,7 +42,7 @@ BEFORE_INPUT = {"allocator", "allocator.cli", "allocator.engine", "allocator.eng
 DEFERRED = {"allocator.engine.explain", "allocator.engine.explanation", "allocator.engine.trace",
             "allocator.engine.pods", "allocator.engine.scoring", "allocator.engine.noderesources",
             "allocator.engine.nodefilter", "allocator.engine.statusauth.whatif",
-            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing",
+            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing", "hashlib",
             "pathlib", "urllib.parse", "ipaddress"}
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import gc
 import json
+import operator
 import re
 import struct
 import threading
@@ -222,6 +223,10 @@ def _implicit_resolvers() -> dict:
 _RESOLVED: dict = {}  # plain scalar text -> its tag (a function of the text alone)
 _RESOLVED_LENGTH = 64
 _RESOLVED_ENTRIES = 50_000
+# tag -> {scalar text -> value}: an int, float, bool or null is a function of its tag and text
+# (`0`, `true` and `1` by the thousand), so what PyYAML's constructor made of it is kept.
+_CONSTRUCTED: dict = {_TAG_PREFIX + tag: {} for tag in ("int", "float", "bool", "null")}
+_MISSING = object()
 
 
 class _ScenarioLoader(yaml.CSafeLoader):
@@ -256,14 +261,22 @@ class _ScenarioLoader(yaml.CSafeLoader):
             return self.construct_mapping(node)
         if cls is SequenceNode and node.tag == _SEQ:
             return self.construct_sequence(node)
+        if cls is ScalarNode:
+            known = _CONSTRUCTED.get(node.tag)
+            if known is not None:
+                value = known.get(node.value, _MISSING)
+                if value is _MISSING:
+                    value = self.construct_object(node, deep=True)  # raises on a bad one, kept only if good
+                    if len(node.value) <= _RESOLVED_LENGTH and len(known) < _RESOLVED_ENTRIES:
+                        known[node.value] = value
+                return value
         return self.construct_object(node, deep=True)  # scalars of other tags, and refused tags
 
-    # The C composer calls these around every node, for path resolvers; none are registered.
-    def descend_resolver(self, current_node, current_index):
-        return None
-
-    def ascend_resolver(self):
-        return None
+    # The C composer calls these around every node, for path resolvers, and ignores what they
+    # return; none are registered, so they are C functions that do nothing, two Python calls
+    # fewer for each of the stream's nodes (a tenth of the loader's time).
+    descend_resolver = staticmethod(operator.is_)  # (parent, index)
+    ascend_resolver = staticmethod(tuple)  # ()
 
     # The C parser asks this for every node; a lean version of BaseResolver.resolve. What a plain
     # scalar resolves to depends on its text alone, and the same short texts (`name`, `true`, `1`)
@@ -1000,6 +1013,10 @@ def _issues_by_ref(doc: _Doc) -> dict:
 
 
 def _object_problem(ref: tuple, data, positions: "_Positions") -> Problem | None:
+    if data.__class__ is dict:  # the common case first: both set, both strings
+        api_version, kind = data.get("apiVersion"), data.get("kind")
+        if api_version and kind and api_version.__class__ is str and kind.__class__ is str:
+            return None
     where = f"document {ref[0] + 1}" + (f", items[{ref[1]}]" if len(ref) > 1 else "")
     if not isinstance(data, dict):
         return _located(
