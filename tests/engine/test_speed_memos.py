@@ -1,0 +1,48 @@
+"""What the loader and validation keep for speed (a scalar's value by its tag and text, the attribute
+names and one-value attributes found valid) must never change an answer or hide a problem, on the
+same device, a later device or a later object."""
+from allocator.engine.loader import load_scenario
+from allocator.engine.validation import validate
+
+
+def slice_with(*attribute_sets) -> dict:
+    return {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+        "spec": {"driver": "gpu.example.com", "pool": {"name": "p", "resourceSliceCount": 1}, "nodeName": "n",
+                 "devices": [{"name": f"d{i}", "attributes": attributes} for i, attributes in enumerate(attribute_sets)]},
+    }
+
+
+def messages(obj) -> list[tuple]:
+    return [(fe.path, fe.message) for fe in validate(obj) if fe.severity == "error"]
+
+
+def test_a_bool_where_an_int_belongs_is_refused_after_the_int_one_was_found_valid():
+    # True == 1 in Python: the kept valid {int: 1} must not answer for {int: true}.
+    found = messages(slice_with({"index": {"int": 1}}, {"index": {"int": True}}, {"index": {"int": 1}}))
+    assert [path for path, _ in found] == [("spec", "devices", 1, "attributes", "index", "int")]
+    assert "expected" in found[0][1] or "integer" in found[0][1]
+
+
+def test_a_bad_version_and_a_bad_name_are_refused_wherever_they_come_back():
+    good = {"model": {"string": "l4"}, "driverVersion": {"version": "1.2.0"}}
+    bad = {"model": {"string": "l4"}, "driverVersion": {"version": "1.2"}, "bad name": {"int": 0}}
+    found = messages(slice_with(good, bad, good, bad))
+    paths = sorted(path for path, _ in found)
+    for device in (1, 3):
+        assert ("spec", "devices", device, "attributes", "driverVersion", "version") in paths
+        assert ("spec", "devices", device, "attributes") in paths  # the name `bad name`
+    assert not [path for path in paths if path[2] in (0, 2)]
+    # Validating again (the kept entries now in place) finds the same.
+    assert messages(slice_with(good, bad, good, bad)) == found
+
+
+def test_a_scalar_reads_the_same_each_time_and_a_bad_one_is_refused_each_time():
+    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nx: [0x1F, 017, 1_000, yes, Off, ~, .5, 1e3]\n"
+            "bad: !!int nope\n")
+    for _ in range(2):
+        loaded = load_scenario(text)
+        assert [p.message for p in loaded.problems] == ["'nope' is not a valid !!int (line 5, column 6)"]
+    ok = load_scenario(text.replace("bad: !!int nope\n", ""))
+    assert not ok.problems
+    assert ok.objects[0].data["x"] == [31, 15, 1000, True, False, None, 0.5, "1e3"]
