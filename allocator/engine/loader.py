@@ -502,6 +502,11 @@ def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
     pieces = _pieces_of(text)
     if pieces is None:
         return _load_yaml(text)
+    if len(pieces) > 1:
+        with _pieces_lock:
+            fresh = not any(piece in _pieces for _, _, piece in pieces)
+        if fresh:
+            return _load_fresh(text, pieces)
     keep = len(text) <= CACHE_CHARS
     docs: list[_Doc] = []
     problems: list[Problem] = []
@@ -525,6 +530,33 @@ def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
             errors += sum(1 for issue in doc.issues if issue[4] == ERROR)
             if errors > MAX_PROBLEMS:
                 return docs, problems
+    return docs, problems
+
+
+def _load_fresh(text: str, pieces: list) -> tuple[list[_Doc], list[Problem]]:
+    """A stream none of whose pieces was read before (a first read; every run of the command): read
+    whole, with one loader rather than one per document, which is the stream's own answer. Each
+    piece's documents are then kept as if that piece had been read alone, where that is plain:
+    every document lies inside one piece, after its `---` line, and none is empty."""
+    docs, problems = _load_yaml(text)
+    if problems or len(text) > CACHE_CHARS:
+        return docs, problems
+    if sum(issue[4] == ERROR for doc in docs for issue in doc.issues) > MAX_PROBLEMS:
+        return docs, problems  # the read stopped early: the later pieces were not read
+    by_piece: list[list[_Doc]] = [[] for _ in pieces]
+    index = 0
+    for doc in docs:
+        if doc.span is None or doc.data is None:
+            return docs, problems
+        start, end = doc.span[0], doc.span[1]
+        while index + 1 < len(pieces) and pieces[index + 1][0] <= start:
+            index += 1
+        offset, _, piece = pieces[index]
+        if start < offset or (start == offset and piece.startswith("---")) or end > offset + len(piece):
+            return docs, problems  # at or across a piece's edge: the pieces are read alone next time
+        by_piece[index].append(doc)
+    for (offset, lines, piece), piece_docs in zip(pieces, by_piece):
+        _remember(piece, [doc.shifted(n, -offset, -lines) for n, doc in enumerate(piece_docs)])
     return docs, problems
 
 

@@ -46,3 +46,38 @@ def test_a_scalar_reads_the_same_each_time_and_a_bad_one_is_refused_each_time():
     ok = load_scenario(text.replace("bad: !!int nope\n", ""))
     assert not ok.problems
     assert ok.objects[0].data["x"] == [31, 15, 1000, True, False, None, 0.5, "1e3"]
+
+
+def _documents(docs) -> list:
+    return [(d.index, d.data, d.span, d.item_spans, d.issues) for d in docs]
+
+
+def _streams() -> list[str]:
+    import glob
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    files = sorted(glob.glob(os.path.join(root, "allocator", "examples", "*.yaml")))
+    files += sorted(glob.glob("/work/shared/realworld/**/*.y*ml", recursive=True))
+    texts = [open(name, encoding="utf-8", errors="replace").read() for name in files]
+    many_errors = "".join(f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, name: again}}\n" for i in range(150))
+    return texts + [many_errors + "---\napiVersion: v1\nkind: Node\nmetadata: {name: last}\n",
+                    "# only a comment\n---\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n# end\n"]
+
+
+def test_a_first_read_of_a_stream_keeps_each_piece_as_if_it_had_been_read_alone():
+    # A stream read for the first time is read whole, and its pieces (the text between `---` lines)
+    # kept for the next read: what is kept must be what reading the piece alone gives, and the next
+    # read (from the kept pieces) must give what the first did.
+    from allocator.engine import loader
+
+    for text in _streams():
+        loader.clear_cache()
+        first = loader._load_documents(text)
+        assert _documents(first[0]) == _documents(loader._load_yaml(text)[0]) and first[1] == loader._load_yaml(text)[1]
+        for piece, kept in list(loader._pieces.items()):
+            alone, problems = loader._load_yaml(piece)
+            assert not problems and _documents(kept) == _documents(alone), piece[:80]
+        again = loader._load_documents(text)
+        assert _documents(again[0]) == _documents(first[0]) and again[1] == first[1]
+    loader.clear_cache()
