@@ -243,10 +243,15 @@ class _ScenarioLoader(yaml.CSafeLoader):
         # directly (`_build`), without the bookkeeping that shared and recursive nodes need.
         self._plain = isinstance(stream, str) and "*" not in stream
         self._child = self._build if self._plain else self.construct_object
+        # A stream read whole may hold a `*` in one document only: each document is judged by its own text.
+        self._text = stream if isinstance(stream, str) and not self._plain else None
 
-    def start_document(self):
+    def start_document(self, node=None):
         self.issues = []
         self._flat = {}
+        if self._text is not None and node is not None:
+            self._plain = "*" not in self._text[node.start_mark.index:node.end_mark.index]
+            self._child = self._build if self._plain else self.construct_object
 
     def construct_document(self, node):
         if not self._plain:
@@ -618,7 +623,7 @@ def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
                 problems.append(Problem(f"the stream has more than {MAX_DOCUMENTS} documents"))
                 break
             node = loader.get_node()
-            loader.start_document()
+            loader.start_document(node)
             data = loader.construct_document(node)
             doc = _Doc(len(docs), data, _span(node))
             if loader.issues:

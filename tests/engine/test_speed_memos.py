@@ -81,3 +81,17 @@ def test_a_first_read_of_a_stream_keeps_each_piece_as_if_it_had_been_read_alone(
         again = loader._load_documents(text)
         assert _documents(again[0]) == _documents(first[0]) and again[1] == first[1]
     loader.clear_cache()
+
+
+def test_an_alias_in_one_document_of_a_stream_read_whole_is_followed_and_the_others_read_plainly():
+    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {zone: z1}}\n"
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b\n  labels: &l {zone: z2}\n  annotations: *l\n"
+            "---\napiVersion: v1\nkind: Node\nmetadata: {name: c, labels: {note: 'a * b'}}\n")
+    loaded = load_scenario(text)
+    assert not loaded.problems
+    metas = [o.data["metadata"] for o in loaded.objects]
+    assert metas[1]["annotations"] == {"zone": "z2"} == metas[1]["labels"]
+    assert metas[2]["labels"] == {"note": "a * b"} and metas[0]["labels"] == {"zone": "z1"}
+    # An anchor belongs to its document: a later one cannot name it.
+    later = load_scenario(text + "---\napiVersion: v1\nkind: Node\nmetadata: {name: d, labels: *l}\n")
+    assert any("alias" in p.message for p in later.problems)
