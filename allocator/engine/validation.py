@@ -460,6 +460,7 @@ _REQUEST_POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
 _RANGE_FIELDS = frozenset({"min", "max", "step"})
 _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
+_LIST_KIND_SET = frozenset(_LIST_ATTRIBUTE_KINDS)
 _ATTRIBUTE_MEMBERS = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
 
 # Pure checks whose input recurs (an attribute name, a one-value attribute) keep what they found
@@ -1327,10 +1328,12 @@ def _has_list_attributes(device) -> bool:
     attributes = device.get("attributes") if isinstance(device, dict) else None
     if not isinstance(attributes, dict):
         return False
-    return any(
-        isinstance(value, dict) and any(value.get(kind) is not None for kind in _LIST_ATTRIBUTE_KINDS)
-        for value in attributes.values()
-    )
+    for value in attributes.values():
+        if isinstance(value, dict):
+            for kind, members in value.items():
+                if kind in _LIST_KIND_SET and members is not None:
+                    return True
+    return False
 
 
 def _devices(c: _Checker, devices: list, path: tuple, per_device: bool) -> None:
@@ -1406,8 +1409,10 @@ def _count_attribute_values(attributes: dict) -> int:
         if not isinstance(attribute, dict):
             count += 1
             continue
-        lists = [attribute.get(kind) for kind in _LIST_ATTRIBUTE_KINDS]
-        listed = sum(len(values) for values in lists if isinstance(values, list))
+        listed = 0
+        for kind, values in attribute.items():  # an attribute has one member or a few, not all eight
+            if kind in _LIST_KIND_SET and isinstance(values, list):
+                listed += len(values)
         count += listed or 1
     return count
 
