@@ -144,3 +144,16 @@ def test_a_table_of_another_python_is_ignored(tmp_path, monkeypatch):
     path = tmp_path / "regex-code.bin"
     path.write_bytes(b"another python" + b"\0" * 20)
     assert dataclass_code._read_table(str(path), dataclass_code._REGEX_HEADER) == {}
+
+
+def test_the_regex_table_stops_growing_at_its_bound(tmp_path, monkeypatch):
+    from allocator.engine import dataclass_code
+
+    if dataclass_code._re_compile is None:
+        pytest.skip("the regex table is used on Python 3.11 only")
+    monkeypatch.setattr(dataclass_code, "_regexes", {})
+    monkeypatch.setattr(dataclass_code, "_new_regexes", {})
+    monkeypatch.setattr(dataclass_code, "MAX_REGEXES", 3)
+    patterns = [f"made-at-run-time-{n}" for n in range(5)]
+    assert all(dataclass_code._compile_regex(p, 0).fullmatch(p) for p in patterns)  # all still compiled
+    assert set(dataclass_code._new_regexes) == {(p, 0) for p in patterns[:3]}

@@ -37,6 +37,7 @@ TABLE = os.path.join(_HERE, "__pycache__", f"dataclass-code.{sys.implementation.
 REGEX_TABLE = os.path.join(_HERE, "__pycache__", f"regex-code.{sys.implementation.cache_tag}.bin")
 _HEADER = importlib.util.MAGIC_NUMBER + sys.version.encode()
 _REGEX_HEADER = _HEADER + b" sre %d %d" % (_sre.MAGIC, _sre.CODESIZE)
+MAX_REGEXES = 4096  # the engine, PyYAML and argparse compile about 70; Django's URL patterns a few hundred
 _PARAMETERS = ["name", "args", "body", "globals", "locals", "return_type"]
 
 _codes: dict[str, object] = {}
@@ -101,7 +102,8 @@ def _compile_regex(p, flags=0):
         for name, index in groupindex.items():
             indexgroup[index] = name
         entry = (int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
-        _regexes[key] = _new_regexes[key] = entry
+        if len(_regexes) < MAX_REGEXES:  # a process that compiles patterns made at run time keeps the first ones
+            _regexes[key] = _new_regexes[key] = entry
     final_flags, code, groups, groupindex, indexgroup = entry
     return _sre.compile(p, final_flags, list(code), groups, dict(groupindex), indexgroup)
 
