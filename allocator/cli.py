@@ -8,9 +8,13 @@ once the flags are read, the explanation, pods and the status what-if where the 
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+
+# First: the engine package installs its tables of compiled code (engine/dataclass_code.py), which
+# serve the patterns argparse and gettext compile too.
+import allocator.engine  # noqa: F401  isort: skip
+import argparse  # noqa: E402  isort: skip
 
 PROG = "manage.py allocate"
 HELP = ("Allocate the scenario's pending ResourceClaims as the Kubernetes scheduler would; "
@@ -209,6 +213,23 @@ def _read_input(name: str, limit: int) -> bytes:
         return sys.stdin.buffer.read(limit + 1)
     with open(name, "rb") as handle:
         return handle.read(limit + 1)
+
+
+def build_code_tables() -> None:
+    """Write the engine's tables of compiled code with what a run of this command compiles: every
+    engine module's dataclasses and patterns, and the patterns compiled while running (argparse's,
+    the report's). `make install` runs it, as it compiles the bytecode."""
+    import contextlib
+    import io
+
+    from allocator.engine import dataclass_code
+
+    dataclass_code.compile_table()
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples", "simple-gpu.yaml")
+    for flags in (["-o", "json"], []):
+        with contextlib.redirect_stdout(io.StringIO()):
+            main([example, *flags])
+    dataclass_code.write_table()
 
 
 def _invalid(message: str):

@@ -377,7 +377,7 @@ def main() -> None:
     # reading a dump.
     for package in ("allocator", "playground"):
         compileall.compile_dir(os.path.join(ROOT, package), quiet=1)
-    subprocess.run([sys.executable, "-c", "from allocator.engine import dataclass_code; dataclass_code.compile_table()"],
+    subprocess.run([sys.executable, "-c", "from allocator.cli import build_code_tables; build_code_tables()"],
                    cwd=ROOT, check=True)
     if args.against_oracle:
         against_oracle(args.scenarios, args.runs, args.commands)

@@ -42,7 +42,7 @@ BEFORE_INPUT = {"allocator", "allocator.cli", "allocator.engine", "allocator.eng
 DEFERRED = {"allocator.engine.explain", "allocator.engine.explanation", "allocator.engine.trace",
             "allocator.engine.pods", "allocator.engine.scoring", "allocator.engine.noderesources",
             "allocator.engine.nodefilter", "allocator.engine.statusauth.whatif",
-            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing",
+            "allocator.engine.statusauth.outcome", "re2", "zoneinfo", "uuid", "difflib", "shutil", "typing", "hashlib",
             "pathlib", "urllib.parse", "ipaddress"}
 
 
@@ -110,3 +110,50 @@ def test_dataclasses_made_from_the_code_table_behave_as_dataclasses_do():
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.x = 2
     assert first(1) != a  # another class: dataclasses compare classes too
+
+
+def test_patterns_made_from_the_regex_table_are_the_patterns_re_makes(tmp_path, monkeypatch):
+    import re
+
+    from allocator.engine import dataclass_code
+
+    if dataclass_code._re_compile is None:
+        pytest.skip("the regex table is used on Python 3.11 only")
+    # Written to a table file and read back, as the next process reads it.
+    wanted = [(r"(?P<year>\d{4})-(?P<month>\d\d)", 0), (r"^[yYnN]$", 0), (r"a b  # spaced", re.VERBOSE),
+              (r"\w+", re.IGNORECASE), (rb"[\x80-\xff]", 0), ("[^\t\n\r -~\x85\xa0-\ud7ff\U00010000-\U0010ffff]", 0)]
+    monkeypatch.setattr(dataclass_code, "REGEX_TABLE", str(tmp_path / "regex-code.bin"))
+    monkeypatch.setattr(dataclass_code, "_regexes", {})
+    monkeypatch.setattr(dataclass_code, "_new_regexes", {})
+    for pattern, flags in wanted:
+        dataclass_code._compile_regex(pattern, flags)
+    assert dataclass_code.write_table()
+    table = dataclass_code._read_table(dataclass_code.REGEX_TABLE, dataclass_code._REGEX_HEADER)
+    assert set(table) == set(wanted)
+    monkeypatch.setattr(dataclass_code, "_regexes", table)
+    for pattern, flags in wanted:
+        made, compiled = dataclass_code._compile_regex(pattern, flags), dataclass_code._re_compile(pattern, flags)
+        # Pattern equality compares the flags and the matcher code.
+        assert made == compiled and made.groupindex == compiled.groupindex and made.groups == compiled.groups
+    assert dataclass_code._compile_regex(r"(?P<year>\d{4})-(?P<month>\d\d)", 0).match("2026-12")["month"] == "12"
+
+
+def test_a_table_of_another_python_is_ignored(tmp_path, monkeypatch):
+    from allocator.engine import dataclass_code
+
+    path = tmp_path / "regex-code.bin"
+    path.write_bytes(b"another python" + b"\0" * 20)
+    assert dataclass_code._read_table(str(path), dataclass_code._REGEX_HEADER) == {}
+
+
+def test_the_regex_table_stops_growing_at_its_bound(tmp_path, monkeypatch):
+    from allocator.engine import dataclass_code
+
+    if dataclass_code._re_compile is None:
+        pytest.skip("the regex table is used on Python 3.11 only")
+    monkeypatch.setattr(dataclass_code, "_regexes", {})
+    monkeypatch.setattr(dataclass_code, "_new_regexes", {})
+    monkeypatch.setattr(dataclass_code, "MAX_REGEXES", 3)
+    patterns = [f"made-at-run-time-{n}" for n in range(5)]
+    assert all(dataclass_code._compile_regex(p, 0).fullmatch(p) for p in patterns)  # all still compiled
+    assert set(dataclass_code._new_regexes) == {(p, 0) for p in patterns[:3]}

@@ -19,7 +19,6 @@ or none of the group's pods bound) is not modelled: pods are still placed one by
 from __future__ import annotations
 
 import copy
-import hashlib
 from dataclasses import dataclass
 
 from allocator.engine.objects import build_claim
@@ -159,6 +158,8 @@ def generated_name(group: PodGroup, claim_name: str) -> tuple[str, str]:
     base = f"{group.name}-{claim_name}-"
     if len(base) > 57:
         base = f"{group.name[:len(group.name) * 57 // len(base)]}-{claim_name[:len(claim_name) * 57 // len(base)]}"
+    import hashlib  # only for generated names: OpenSSL's bindings are no part of start-up
+
     digest = hashlib.sha256(f"podgroup/{group.namespace}/{group.name}/{claim_name}".encode()).digest()
     return base, base[:58] + "".join(_SAFE[b % len(_SAFE)] for b in digest[:5])
 

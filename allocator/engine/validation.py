@@ -460,7 +460,15 @@ _REQUEST_POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
 _RANGE_FIELDS = frozenset({"min", "max", "step"})
 _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
+_LIST_KIND_SET = frozenset(_LIST_ATTRIBUTE_KINDS)
 _ATTRIBUTE_MEMBERS = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
+
+# Pure checks whose input recurs (an attribute name, a one-value attribute) keep what they found
+# valid; only valid inputs are kept, so every problem is still found and located where it is.
+_MEMO_ENTRIES = 20_000
+_SCALARS = (str, int, bool)
+_GOOD_QUALIFIED_NAMES: set = set()
+_GOOD_ATTRIBUTES: set = set()  # (kind, value class, value)
 _TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
 _NODE_SELECTOR_FIELDS = frozenset({"nodeSelectorTerms"})
 _TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
@@ -597,20 +605,39 @@ class _Checker:
             self.invalid(path, value, str(err))
             return None
 
+    # The field getters: the value at `key` decoded as its `as_*` does. An absent field or one of
+    # the right type is returned at once (most fields of most objects are absent), without the
+    # field's path, which only a problem needs.
+
     def obj(self, d: dict, key: str, path) -> dict | None:
-        return self.as_object(d.get(key), path + (key,))
+        value = d.get(key)
+        if value is None or value.__class__ is dict:
+            return value
+        return self.as_object(value, path + (key,))
 
     def array(self, d: dict, key: str, path) -> list | None:
-        return self.as_array(d.get(key), path + (key,))
+        value = d.get(key)
+        if value is None or value.__class__ is list:
+            return value
+        return self.as_array(value, path + (key,))
 
     def string(self, d: dict, key: str, path) -> str | None:
-        return self.as_string(d.get(key), path + (key,))
+        value = d.get(key)
+        if value is None or value.__class__ is str:
+            return value
+        return self.as_string(value, path + (key,))
 
     def integer(self, d: dict, key: str, path) -> int | None:
-        return self.as_int(d.get(key), path + (key,))
+        value = d.get(key)
+        if value is None:
+            return None
+        return self.as_int(value, path + (key,))
 
     def boolean(self, d: dict, key: str, path) -> bool | None:
-        return self.as_bool(d.get(key), path + (key,))
+        value = d.get(key)
+        if value is None or value.__class__ is bool:
+            return value
+        return self.as_bool(value, path + (key,))
 
     def quantity(self, d: dict, key: str, path) -> Quantity | None:
         return self.as_quantity(d.get(key), path + (key,))
@@ -742,6 +769,14 @@ class _Checker:
 
     def qualified_name(self, name: str, path) -> None:
         """Attribute / capacity name: `identifier` or `domain/identifier`."""
+        if name in _GOOD_QUALIFIED_NAMES:  # the same few names come back on every device
+            return
+        found = len(self.problems)
+        self._qualified_name(name, path)
+        if len(self.problems) == found and len(_GOOD_QUALIFIED_NAMES) < _MEMO_ENTRIES:
+            _GOOD_QUALIFIED_NAMES.add(name)
+
+    def _qualified_name(self, name: str, path) -> None:
         parts = name.split("/")
         if len(parts) == 1:
             self.c_identifier(parts[0], path)
@@ -1293,10 +1328,12 @@ def _has_list_attributes(device) -> bool:
     attributes = device.get("attributes") if isinstance(device, dict) else None
     if not isinstance(attributes, dict):
         return False
-    return any(
-        isinstance(value, dict) and any(value.get(kind) is not None for kind in _LIST_ATTRIBUTE_KINDS)
-        for value in attributes.values()
-    )
+    for value in attributes.values():
+        if isinstance(value, dict):
+            for kind, members in value.items():
+                if kind in _LIST_KIND_SET and members is not None:
+                    return True
+    return False
 
 
 def _devices(c: _Checker, devices: list, path: tuple, per_device: bool) -> None:
@@ -1372,13 +1409,31 @@ def _count_attribute_values(attributes: dict) -> int:
         if not isinstance(attribute, dict):
             count += 1
             continue
-        lists = [attribute.get(kind) for kind in _LIST_ATTRIBUTE_KINDS]
-        listed = sum(len(values) for values in lists if isinstance(values, list))
+        listed = 0
+        for kind, values in attribute.items():  # an attribute has one member or a few, not all eight
+            if kind in _LIST_KIND_SET and isinstance(values, list):
+                listed += len(values)
         count += listed or 1
     return count
 
 
 def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
+    # An attribute of one scalar value is judged by its kind and value alone, and the same few
+    # (`{int: 0}`, `{version: 1.2.0}`) come back on every device: those found valid are kept.
+    memo = None
+    if len(attribute) == 1:
+        for kind, raw in attribute.items():
+            if raw.__class__ in _SCALARS:
+                memo = (kind, raw.__class__, raw)  # the class too: True == 1, but {int: true} is wrong
+        if memo in _GOOD_ATTRIBUTES:
+            return
+    found = len(c.problems)
+    _attribute_checked(c, attribute, path)
+    if memo is not None and len(c.problems) == found and len(_GOOD_ATTRIBUTES) < _MEMO_ENTRIES:
+        _GOOD_ATTRIBUTES.add(memo)
+
+
+def _attribute_checked(c: _Checker, attribute: dict, path: tuple) -> None:
     c.fields(attribute, _ATTRIBUTE_FIELDS, path)
     present = [kind for kind in _ATTRIBUTE_FIELDS if attribute.get(kind) is not None]
     for kind in present:

@@ -32,7 +32,6 @@ ControllerRevision: it differs from a real cluster's; no scheduling decision and
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from dataclasses import dataclass, field
 
@@ -142,6 +141,8 @@ def template_hash(template: dict, collision_count: int | None = None) -> str:
 
 def with_suffix(generate_name: str, seed: str) -> str:
     """generateName plus five characters, as the apiserver names it (derived from `seed` so a run repeats)."""
+    import hashlib  # only for generated names: OpenSSL's bindings are no part of start-up
+
     digest = hashlib.sha256(seed.encode()).digest()
     return generate_name[:58] + "".join(_SAFE[b % len(_SAFE)] for b in digest[:5])
 

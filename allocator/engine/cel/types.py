@@ -147,14 +147,21 @@ _NAMED = {
 }
 
 
+_PARSED: dict[str, CelType] = {}  # the library declares ~770 types in ~60 spellings; types are immutable
+
+
 def parse_type(text: str) -> CelType:
     """Parse a declaration shorthand: `int`, `list(A)`, `map(K, V)`, `optional(V)`, `type(A)`.
 
     Single upper-case letters are type parameters.
     """
+    known = _PARSED.get(text)
+    if known is not None:
+        return known
     result, rest = _parse_type(text.replace(" ", ""))
     if rest:
         raise ValueError(f"bad type {text!r}")
+    _PARSED[text] = result
     return result
 
 
