@@ -200,6 +200,12 @@ def gloss(message: str) -> str:
         head = ngettext("None of the %(count)d node can take the pod.",
                         "None of the %(count)d nodes can take the pod.", total) % {"count": total}
         return _nodes_available_gloss(head, message[found.end():])
+    if message.endswith(": ResourceClaim not created yet"):
+        return _("The resourceclaim controller has not created the pod's ResourceClaim yet.")
+    if message.endswith("(Pod is not owner)"):
+        return _("The ResourceClaim the pod status records belongs to another owner, not to this pod.")
+    if message.startswith("could not find ResourceClaim"):
+        return _("The ResourceClaim the pod names does not exist.")
     if message == "no nodes available to schedule pods":
         return _("The cluster has no node the pod could be placed on.")
     if "cannot allocate all claims" in message:
@@ -541,8 +547,16 @@ def node_verdict(pod, verdict) -> str:
 
 
 def pod_message_gloss(pod) -> str:
-    """The gloss beside a pod's message (the scheduler's `0/N nodes are available: …`)."""
-    return gloss(pod.message or "")
+    """The gloss beside a pod's message: the scheduler's `0/N nodes are available: …`, or another
+    message Kubernetes prints, said in the active language from its data."""
+    message = pod.message or ""
+    if in_source_language() or not message:
+        return ""
+    if getattr(message, "form", "") == "scheduling-gates":
+        return ngettext("The pod waits until its scheduling gate %(gates)s is removed.",
+                        "The pod waits until its scheduling gates %(gates)s are removed.",
+                        len(message.parts["gates"])) % {"gates": ", ".join(message.parts["gates"])}
+    return gloss(message)
 
 
 def _nodes_available_gloss(head: str, histogram: str) -> str:
@@ -559,15 +573,32 @@ def _nodes_available_gloss(head: str, histogram: str) -> str:
     return _("%(sentence)s %(reasons)s.") % {"sentence": head, "reasons": said}
 
 
+# A pod bound by `spec.nodeName` (engine/pods.py `_bound`), by the message's form; the Kubernetes messages
+# among the parts (a claim's refusal, the scheduler's summary) stay as they are.
+_BOUND = {
+    "bound": gettext_noop("bound to node %(node)s by spec.nodeName: the scheduler does not place it again"),
+    "bound-claim-error": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it: %(error)s"),
+    "bound-invalid": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it while claim %(claims)s is not "
+        "allocated; %(problem)s"),
+    "bound-no-devices": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it while claim %(claims)s is not "
+        "allocated, and the scheduler would not find devices either: %(summary)s"),
+    "bound-would-fit": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it while claim %(claims)s is not "
+        "allocated (only the scheduler allocates claims); it would find devices on %(chosen)s"),
+}
+
+
 def pod_message(pod) -> Words:
-    """A pod's message line: the scheduler's message verbatim; the playground's own words said again."""
+    """A pod's message line: the scheduler's message verbatim; the playground's own words said again
+    from the message's form and parts."""
     message = pod.message or ""
     if in_source_language():
         return Words(message)
-    if pod.outcome == "bound" and pod.node and message == f"bound to node {pod.node} (spec.nodeName): not scheduled again":
-        return Words(_("bound to node %(node)s by spec.nodeName: the scheduler does not place it again") % {
-            "node": pod.node})
-    return _kept(message)
+    form = getattr(message, "form", "")
+    return Words(_(_BOUND[form]) % message.parts) if form in _BOUND else _kept(message)
 
 
 def _joint_sentence(joint) -> str | None:
@@ -590,11 +621,57 @@ def _joint_sentence(joint) -> str | None:
         "count": len(joint.pods), "tried": joint.tried}
 
 
-# The engine's fixed notes on a pod (no parts): one catalogue entry each.
-POD_NOTES = (
-    gettext_noop("the scheduler does not try the pod until this is resolved (PreEnqueue)"),
-)
-_POD_NOTE_IDS = frozenset(POD_NOTES)
+# What the playground does not check for a pod (nodefilter.unmodelled_features): the plugins' names stay.
+_UNMODELLED = {
+    "host ports (NodePorts)": gettext_noop("host ports (NodePorts)"),
+    "persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)":
+        gettext_noop("persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)"),
+}
+
+
+# The engine's notes on a pod (engine/pods.py), by form; the parts fill them. An event message of
+# Kubernetes among the parts stays as it is.
+_NOTES = {
+    "preenqueue": gettext_noop("the scheduler does not try the pod until this is resolved (PreEnqueue)"),
+    "recorded-claim-missing": gettext_noop(
+        "claim %(claim)s recorded in the pod status is missing; the resourceclaim controller makes a new one from "
+        "the template"),
+    "claim-not-created": gettext_noop(
+        "the resourceclaim controller cannot create the claim (event FailedResourceClaimCreation: %(event)s)"),
+    "group-template-missing": gettext_noop(
+        "the resourceclaim controller cannot create PodGroup %(group)s's claim %(claim)s: the resource claim "
+        "template %(template)s is not found"),
+    "generic-gate-off": gettext_noop(
+        "%(gate)s is off: the scheduler knows no PodGroups (the apiserver would drop spec.schedulingGroup), so the "
+        "pod is scheduled on its own with claims of its own"),
+    "group-missing": gettext_noop(
+        "the pod belongs to PodGroup %(group)s, which the scenario does not hold: its claims are its own here"),
+    "group-claims-gate-off": gettext_noop(
+        "%(gate)s is off: PodGroup %(group)s's resourceClaims are not consulted, every pod gets and reserves claims "
+        "of its own"),
+    "gang": gettext_noop(
+        "PodGroup %(group)s asks for gang scheduling (minCount %(count)s): kube-scheduler binds all or none of its "
+        "pods; the playground places them one by one and does not undo the ones that fit"),
+    "shared-claim": gettext_noop(
+        "claim %(claim)s is allocated and in use by %(users)s: the pod shares it, so it can only run where that "
+        "allocation is available"),
+    "not-modelled": gettext_noop(
+        "not modelled: this pod's %(features)s; its node, verdicts and scores may differ from the scheduler's, and "
+        "so may those of the pods after it"),
+}
+
+
+def _note_sentence(form: str, p: dict) -> str | None:
+    """One of the engine's notes on a pod from its form and parts; None for a form this layer does not know."""
+    if form not in _NOTES:
+        return None
+    if form == "shared-claim":
+        p = {**p, "users": ", ".join(p["users"])}
+    elif form == "not-modelled":
+        if not all(f in _UNMODELLED for f in p["features"]):
+            return None
+        p = {**p, "features": ", ".join(_(_UNMODELLED[f]) for f in p["features"])}
+    return _(_NOTES[form]) % p
 
 
 def pod_note(pod, note: str) -> Words:
@@ -604,9 +681,21 @@ def pod_note(pod, note: str) -> Words:
     joint = getattr(pod, "joint", None)
     if joint is not None and note == joint.message:
         return Words(_joint_sentence(joint))
-    if note in _POD_NOTE_IDS:
-        return Words(_(note))
-    return _kept(note)
+    text = _note_sentence(getattr(note, "form", ""), getattr(note, "parts", {}))
+    return Words(text) if text is not None else _kept(note)
+
+
+def pod_detail(detail: str) -> Words:
+    """A number behind a rejected node's filter reason (engine/pods.py): a taint the pod does not
+    tolerate, or what NodeResourcesFit found short."""
+    if in_source_language():
+        return Words(detail)
+    form, p = getattr(detail, "form", ""), getattr(detail, "parts", {})
+    if form == "taint":
+        return Words(_("taint %(taint)s is not tolerated") % p)
+    if form == "shortfall":
+        return Words(_("%(resource)s: the pod asks %(requested)s, %(used)s of %(capacity)s in use") % p)
+    return _kept(detail)
 
 
 _ONE_FEASIBLE = gettext_noop("one feasible node: the scheduler takes it without scoring")
@@ -637,11 +726,27 @@ def ranking_note(pod) -> Words:
     return Words("; ".join(said)) if "; ".join(english) == note else _kept(note)
 
 
+# A pod's workload as engine/workloads.py names it: `Deployment default/web (ReplicaSet default/web-6d4cf56db6)`,
+# `, hash estimated` inside the brackets when the pod-template-hash is the playground's estimate. Kinds and
+# names stay as they are; Kubernetes names hold no space, comma or bracket.
+_WORKLOAD = re.compile(r"(?P<workload>[A-Za-z]+ [^ (),]+)(?: \((?P<via>[A-Za-z]+ [^ (),]+)(?P<estimated>, hash estimated)?\))?")
+
+
+def workload_label(workload: str) -> Words:
+    """The workload a pod was made for, in the active language."""
+    found = _WORKLOAD.fullmatch(workload or "")
+    if in_source_language() or found is None:
+        return Words(workload) if in_source_language() else _kept(workload)
+    if found["estimated"]:
+        return Words(_("%(workload)s (%(via)s, pod-template-hash estimated)") % found.groupdict())
+    return Words(workload)
+
+
 def workload_line(workload: str, count: int) -> str:
     """The heading over the pods a workload's controller made."""
     return ngettext("Pods made for %(workload)s (%(count)d, as its controller would create it)",
                     "Pods made for %(workload)s (%(count)d, as its controller would create them)", count) % {
-        "workload": workload, "count": count}
+        "workload": workload_label(workload).text, "count": count}
 
 
 def score_label(plugin: str) -> str:
@@ -869,9 +974,11 @@ def _pod_report_lines(pod) -> list[str]:
     lines = [head]
     if pod.message:
         lines.append("  " + pod_message(pod).text)
-        said = pod_message_gloss(pod) or gloss(pod.message)
+        said = pod_message_gloss(pod)
         if said:
             lines.append(f"  ({said})")
+    if getattr(pod, "workload", None):
+        lines.append("  " + _("made by %(workload)s") % {"workload": workload_label(pod.workload).text})
     for claim in pod.claims:
         name = f"{claim.namespace}/{claim.name}" if claim.name else "—"
         lines.append("  " + _("claim %(claim)s (%(name)s):") % {"claim": claim.pod_claim_name, "name": name})
@@ -887,7 +994,9 @@ def _pod_report_lines(pod) -> list[str]:
                 lines.append(f"    {verdict.node}: {node_verdict(pod, verdict)}")
             else:
                 said = node_reason_gloss(verdict)
-                lines.append(f"    {verdict.node}: {verdict.reason}" + (f" ({said})" if said else ""))
+                details = "; ".join(pod_detail(d).text for d in verdict.details)
+                lines.append(f"    {verdict.node}: {verdict.reason}" + (f" ({said})" if said else "")
+                             + (f" [{details}]" if details else ""))
     if pod.ranking is not None and pod.ranking.note:
         lines.append("  " + _("scoring: %(note)s") % {"note": ranking_note(pod).text})
     for note in pod.notes:
@@ -972,7 +1081,7 @@ def api_text(outcome) -> dict:
     if outcome.pods is not None:
         text["pods"] = [{"pod": pod.key, "outcome": pod_outcome(pod.outcome).text,
                          "message": pod_message(pod).text if pod.message else None,
-                         "messageGloss": (pod_message_gloss(pod) or gloss(pod.message or "")) or None,
+                         "messageGloss": pod_message_gloss(pod) or None,
                          "notes": [pod_note(pod, n).text for n in pod.notes],
                          "headline": headline(pod.explanation).text if pod.explanation and pod.explanation.headline
                          else None}

@@ -38,6 +38,7 @@ from allocator.engine.cycle import (
     prefilter_problems,
 )
 from allocator.engine.explain import with_steps
+from allocator.engine.explanation import Sentence
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
     NOT_IN_PREFILTER_RESULT,
@@ -378,8 +379,10 @@ def _group_claim(pod: Pod, group, view: PodClaim, entry: dict, claims: _Claims, 
         return claim
     template = next((t for t in scenario.templates if t.key == f"{pod.namespace}/{view.template}"), None)
     if template is None:
-        resolved.notes.append(f"the resourceclaim controller cannot create PodGroup {group.key}'s claim "
-                              f"{view.pod_claim_name}: resource claim template \"{view.template}\" not found")
+        resolved.notes.append(Sentence(
+            f"the resourceclaim controller cannot create PodGroup {group.key}'s claim {view.pod_claim_name}: "
+            f"resource claim template \"{view.template}\" not found", "group-template-missing",
+            group=group.key, claim=view.pod_claim_name, template=view.template))
         resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
         return None
     claim = podgroups.make_claim(group, view.pod_claim_name, template)
@@ -402,8 +405,9 @@ def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Clai
             if not _controlled_by(claim, pod):
                 resolved.fail(f"ResourceClaim {claim.key} was not created for Pod {pod.key} (Pod is not owner)")
             return claim
-        resolved.notes.append(f"claim {pod.namespace}/{recorded} recorded in the pod status is missing; "
-                              "the resourceclaim controller makes a new one from the template")
+        resolved.notes.append(Sentence(f"claim {pod.namespace}/{recorded} recorded in the pod status is missing; "
+                                       "the resourceclaim controller makes a new one from the template",
+                                       "recorded-claim-missing", claim=f"{pod.namespace}/{recorded}"))
     claim = claims.owned_by(pod, view.pod_claim_name)
     if claim is not None:
         view.name = claim.name
@@ -420,8 +424,9 @@ def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Clai
         view.name, view.generated = claim.name, True
         claims.put(claim)
         return claim
-    resolved.notes.append(f"the resourceclaim controller cannot create the claim (event "
-                          f"FailedResourceClaimCreation: PodResourceClaim {view.pod_claim_name}: {refusal})")
+    event = f"PodResourceClaim {view.pod_claim_name}: {refusal}"  # the controller's event message
+    resolved.notes.append(Sentence(f"the resourceclaim controller cannot create the claim (event "
+                                   f"FailedResourceClaimCreation: {event})", "claim-not-created", event=event))
     resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
     return None
 
@@ -558,7 +563,8 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         reason = filter_node(placement, node)
         if reason:
             taint = untolerated_taint(placement, node) if reason == UNTOLERATED_TAINT else None
-            details = [f"taint {taint.key}={taint.value}:{taint.effect} is not tolerated"] if taint else []
+            shown = f"{taint.key}={taint.value}:{taint.effect}" if taint else ""
+            details = [Sentence(f"taint {shown} is not tolerated", "taint", taint=shown)] if taint else []
             cycle.nodes.append(PodNode(name, False, reason, details=details))
             continue
         allocatable = fit.allocatable(node)
@@ -566,7 +572,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
             shortfalls = fit.fit(requests, allocatable, capacity.on(name), capacity.classes)
             if shortfalls:
                 cycle.nodes.append(PodNode(name, False, reasons=[s.reason for s in shortfalls],
-                                           details=[s.detail() for s in shortfalls]))
+                                           details=[_shortfall(s) for s in shortfalls]))
                 continue
         reason = (spreading.check(node) or placing.check(node)) if spreading is not None else None
         if reason:
@@ -626,6 +632,12 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
     cycle.chosen = cycle.ranking.chosen
     _, cycle.allocator, cycle.chosen_attempt, cycle.extended = feasible[cycle.chosen]
     return cycle
+
+
+def _shortfall(s: fit.Shortfall) -> Sentence:
+    """The numbers behind one NodeResourcesFit reason."""
+    return Sentence(s.detail(), "shortfall", resource=s.resource, requested=fit.show(s.resource, s.requested),
+                    used=fit.show(s.resource, s.used), capacity=fit.show(s.resource, s.capacity))
 
 
 # --- the whole run ---------------------------------------------------------------------------
@@ -749,8 +761,9 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     result.notes.extend(_sharing_notes(pod, unique))
     unmodelled = unmodelled_features(pod.raw)
     if unmodelled and not (pod.raw.get("spec") or {}).get("nodeName"):
-        result.notes.append(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and scores may "
-                            "differ from the scheduler's, and so may those of the pods after it")
+        result.notes.append(Sentence(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and "
+                                     "scores may differ from the scheduler's, and so may those of the pods after it",
+                                     "not-modelled", features=unmodelled))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
@@ -769,34 +782,39 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     return result, unique
 
 
-def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[str]:
+def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[Sentence]:
     name = podgroups.group_of(pod)
     if not name:
         return []
     if not generic:
-        return [f"{podgroups.GENERIC_GATE} is off: the scheduler knows no PodGroups (the apiserver would drop "
-                "spec.schedulingGroup), so the pod is scheduled on its own with claims of its own"]
-    group = scenario.pod_groups.get(f"{pod.namespace}/{name}")
+        return [Sentence(f"{podgroups.GENERIC_GATE} is off: the scheduler knows no PodGroups (the apiserver would "
+                         "drop spec.schedulingGroup), so the pod is scheduled on its own with claims of its own",
+                         "generic-gate-off", gate=podgroups.GENERIC_GATE)]
+    key = f"{pod.namespace}/{name}"
+    group = scenario.pod_groups.get(key)
     if group is None:
-        return [f"the pod belongs to PodGroup {pod.namespace}/{name}, which the scenario does not hold: its claims "
-                "are its own here"]
+        return [Sentence(f"the pod belongs to PodGroup {key}, which the scenario does not hold: its claims are its "
+                         "own here", "group-missing", group=key)]
     notes = []
     if group.claims and not groups:
-        notes.append(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, every "
-                     "pod gets and reserves claims of its own")
+        notes.append(Sentence(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, "
+                              "every pod gets and reserves claims of its own", "group-claims-gate-off",
+                              gate=podgroups.GATE, group=group.key))
     if group.min_count and group.min_count > 1:
-        notes.append(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count))
+        notes.append(Sentence(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count), "gang",
+                              group=group.key, count=group.min_count))
     return notes
 
 
-def _sharing_notes(pod: Pod, claims: list) -> list[str]:
+def _sharing_notes(pod: Pod, claims: list) -> list[Sentence]:
     notes = []
     for claim in claims:
         others = [str(r.get("name")) for r in (claim.raw.get("status") or {}).get("reservedFor") or ()
                   if isinstance(r, dict) and r.get("uid") != pod.uid]
         if claim.allocation is not None and others:
-            notes.append(f"claim {claim.key} is allocated and in use by {', '.join(others)}: the pod shares it, "
-                         "so it can only run where that allocation is available")
+            notes.append(Sentence(f"claim {claim.key} is allocated and in use by {', '.join(others)}: the pod shares "
+                                  "it, so it can only run where that allocation is available", "shared-claim",
+                                  claim=claim.key, users=others))
     return notes
 
 
@@ -805,12 +823,14 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
     """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle. Returns the special
     claim for extended resources (and its mappings) when the pod got one."""
     gates = [g.get("name") for g in (pod.raw.get("spec") or {}).get("schedulingGates") or () if isinstance(g, dict)]
-    if gates:
-        result.message = f"waiting for scheduling gates: [{' '.join(gates)}]"
+    if gates:  # the SchedulingGates plugin's own words
+        result.message = Sentence(f"waiting for scheduling gates: [{' '.join(gates)}]", "scheduling-gates",
+                                  gates=gates)
     elif resolved.error:
         result.message = resolved.error
     if result.message:
-        result.notes.append("the scheduler does not try the pod until this is resolved (PreEnqueue)")
+        result.notes.append(Sentence("the scheduler does not try the pod until this is resolved (PreEnqueue)",
+                                     "preenqueue"))
         result.nodes = [PodNode(n, False, result.message) for n in names]
         return None
     if not names:
@@ -851,24 +871,31 @@ def _bound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, node_
             cluster.put(_with_status(claim, pod=pod, consumer=resolved.consumers.get(claim.key)))
     waiting = f"bound to node {node_name} (spec.nodeName): the kubelet cannot start it"
     if resolved.error:
-        result.message = f"{waiting}: {resolved.error}"
+        result.message = Sentence(f"{waiting}: {resolved.error}", "bound-claim-error", node=node_name,
+                                  error=resolved.error)
         return
     if all(c.allocation is not None for c in claims) or not names:
-        result.message = f"bound to node {node_name} (spec.nodeName): not scheduled again"
+        result.message = Sentence(f"bound to node {node_name} (spec.nodeName): not scheduled again", "bound",
+                                  node=node_name)
         return
     cycle = run_cycle(resources=False)  # the pod already counts on its node
     result.nodes = cycle.nodes
     pending = ", ".join(c.key for c in claims if c.allocation is None)
+    parts = {"node": node_name, "claims": pending}
     if cycle.fatal is not None:
         result.problems = [_relocate(scenario.locate(cycle.fatal), resolved, scenario)]
-        result.message = f"{waiting} while claim {pending} is not allocated; {result.problems[0].message}"
+        problem = result.problems[0].message
+        result.message = Sentence(f"{waiting} while claim {pending} is not allocated; {problem}", "bound-invalid",
+                                  problem=problem, **parts)
     elif cycle.chosen is None:
         summary = fit_error(len(names), [n.reasons for n in cycle.nodes if not n.fits], cycle.prefilter)
-        result.message = (f"{waiting} while claim {pending} is not allocated, and the scheduler "
-                          f"would not find devices either: {summary}")
+        result.message = Sentence(f"{waiting} while claim {pending} is not allocated, and the scheduler "
+                                  f"would not find devices either: {summary}", "bound-no-devices", summary=summary,
+                                  **parts)
     else:
-        result.message = (f"{waiting} while claim {pending} is not allocated (only the scheduler allocates "
-                          f"claims); it would find devices on {cycle.chosen}")
+        result.message = Sentence(f"{waiting} while claim {pending} is not allocated (only the scheduler "
+                                  f"allocates claims); it would find devices on {cycle.chosen}", "bound-would-fit",
+                                  chosen=cycle.chosen, **parts)
 
 
 def _commit(pod: Pod, claims: list, allocator: Allocator | None, cluster: _Claims,

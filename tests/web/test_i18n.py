@@ -368,6 +368,74 @@ def test_a_tie_in_the_scores_is_explained_in_korean():
     assert "노드 2개가 최고 점수를 함께 받았어요(node-a, node-b)" in body and "share the best score" not in body
 
 
+NOTES_TAGS = Template(
+    "{% load wording_tags %}{% for pod in pods %}<div>{{ pod|pod_message }}{% for n in pod.nodes %}"
+    "{% for d in n.details %}<p>{{ d|pod_detail }}</p>{% endfor %}{% endfor %}"
+    "{% for note in pod.notes %}<p>{% pod_note pod note %}</p>{% endfor %}</div>{% endfor %}")
+
+
+def notes_page(text: str, language: str) -> tuple[str, object]:
+    _, outcome = allocate_text(text)
+    with translation.override(language):
+        return NOTES_TAGS.render(Context({"pods": outcome.pods})), outcome
+
+
+def test_the_pods_notes_and_the_numbers_behind_a_nodes_reason_read_in_korean_from_their_data():
+    big = k.pod("big", requests={"cpu": "2"})
+    big["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+    gated = k.pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    grouped = k.pod("grouped")
+    grouped["spec"]["schedulingGroup"] = {"podGroupName": "team"}
+    text = k.dump(k.node("node-a", taints=[{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}],
+                         allocatable={"cpu": "4", "memory": "4Gi", "pods": "110"}),
+                  k.node("node-b", allocatable={"cpu": "1", "memory": "1Gi", "pods": "110"}),
+                  big, gated, k.pod("orphan", templates=[("gpu", "no-such-template")]), grouped)
+    body, outcome = notes_page(text, "ko")
+    english, _ = notes_page(text, "en")
+    assert not HANGUL.search(english) and 'lang="en"' not in english
+    assert "cpu: the pod asks 2, 0 of 1 in use" in english and "taint dedicated=infra:NoSchedule is not tolerated" in english
+    # the JSON keeps the engine's English, whatever the page's language
+    from allocator.engine.report import to_json
+
+    with translation.override("ko"):
+        data = {p["name"]: p for p in json.loads(to_json(outcome))["pods"]}
+    assert data["gated"]["notes"] == ["the scheduler does not try the pod until this is resolved (PreEnqueue)"]
+    assert data["big"]["nodes"][1]["details"] == ["cpu: the pod asks 2, 0 of 1 in use"]
+    # node details: the taint and NodeResourcesFit's numbers
+    assert "<p>테인트 dedicated=infra:NoSchedule을(를) 허용하는 톨러레이션이 없어요</p>" in body
+    assert "<p>cpu: 파드 요청 2, 사용 중 0 / 전체 1</p>" in body
+    # not modelled: the plugin names stay
+    assert "모델링하지 않음: 이 파드의 호스트 포트(NodePorts)." in body
+    # scheduling gates: the plugin's message verbatim, glossed; PreEnqueue's note in Korean
+    assert ('<span lang="en">waiting for scheduling gates: [example.com/wait]</span> <span class="gloss">— 스케줄링 '
+            "게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요.</span>") in body
+    assert "이 문제가 풀릴 때까지 스케줄러는 이 파드를 시도하지 않아요(PreEnqueue)" in body
+    # the resourceclaim controller's event message stays as Kubernetes writes it inside the Korean sentence
+    assert ('resourceclaim 컨트롤러가 클레임을 만들 수 없어요(이벤트 FailedResourceClaimCreation: PodResourceClaim gpu: '
+            "resource claim template &quot;no-such-template&quot;: resourceclaimtemplate.resource.k8s.io "
+            "&quot;no-such-template&quot; not found)") in body
+    assert "resourceclaim 컨트롤러가 이 파드의 리소스클레임을 아직 만들지 않았어요." in body
+    # a PodGroup with GenericWorkload off
+    assert "GenericWorkload 기능 게이트가 꺼져 있어요. 스케줄러는 파드그룹(PodGroup)을 모르고" in body
+    notes = [n for p in body.split("<div>")[1:] for n in re.findall(r"<p>(.*?)</p>", p)]
+    assert notes and not [n for n in notes if 'lang="en"' in n]
+
+
+def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
+    with translation.override("ko"):
+        label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
+        assert label.text == "Deployment default/web (ReplicaSet default/web-5d8f7c9b4, pod-template-hash는 추정값)"
+        assert label.lang is None
+        assert wording.workload_label("Job default/nightly (Job default/nightly-29000000)").text == \
+            "Job default/nightly (Job default/nightly-29000000)"
+        assert "hash estimated" not in wording.workload_line("Deployment default/web (ReplicaSet default/web-x, "
+                                                              "hash estimated)", 2)
+    with translation.override("en"):
+        assert wording.workload_label("Deployment default/web (ReplicaSet default/web-x, hash estimated)") == \
+            "Deployment default/web (ReplicaSet default/web-x, hash estimated)"
+
+
 def test_the_workload_line_and_score_labels_have_korean_words():
     with translation.override("ko"):
         assert wording.workload_line("Deployment default/web", 3) == \
