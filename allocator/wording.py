@@ -114,6 +114,54 @@ def pool_state(state: str) -> str:
     return _(word) if word else state
 
 
+# Why the kube-scheduler does not read a slice at all (pools.ignored_reason): fixed sentences, one entry each.
+_IGNORED_SLICES = {text: text for text in (
+    gettext_noop("it publishes sharedCounters and DRAPartitionableDevices is disabled"),
+    gettext_noop("it sets perDeviceNodeSelection and DRAPartitionableDevices is disabled"),
+    gettext_noop("a device declares compatibilityGroups and DRADeviceCompatibilityGroups is disabled"),
+)}
+
+# The allocator's own reasons for an invalid pool (pools_stable.go): shown verbatim, glossed by their shape.
+_INVALID_POOL_GLOSSES = (
+    (re.compile(r"duplicate device name (\S+)"), gettext_noop("two devices of the pool are named %(name)s.")),
+    (re.compile(r"duplicate counter set name (\S+)"), gettext_noop("two counter sets of the pool are named %(name)s.")),
+    (re.compile(r"counter set (\S+) not found"),
+     gettext_noop("a device consumes counters from counter set %(name)s, which the pool does not have.")),
+    (re.compile(r"counter (\S+) not found in counter set (\S+)"),
+     gettext_noop("a device consumes counter %(name)s, which counter set %(set)s does not have.")),
+)
+
+
+def slice_reason(reason: str) -> Words:
+    """Why the scheduler ignores a slice, in the active language."""
+    word = _IGNORED_SLICES.get(reason)
+    return Words(_(word)) if word and not in_source_language() else (Words(reason) if word else _kept(reason))
+
+
+def pool_reason(reason: str) -> Words:
+    """Why a pool is not usable: an incomplete pool's count said from its parts; an invalid pool's
+    reason as the allocator writes it (see pool_reason_gloss)."""
+    if in_source_language():
+        return Words(reason)
+    if getattr(reason, "form", "") == "incomplete":
+        return Words(ngettext("%(visible)d of %(wanted)d slice (resourceSliceCount) of generation %(generation)d is "
+                              "visible to the scheduler",
+                              "%(visible)d of %(wanted)d slices (resourceSliceCount) of generation %(generation)d "
+                              "are visible to the scheduler", reason.parts["wanted"]) % reason.parts)
+    return _kept(reason)
+
+
+def pool_reason_gloss(reason: str) -> str:
+    """What an invalid pool's reason (the allocator's words) means, in the active language; "" otherwise."""
+    if in_source_language() or getattr(reason, "form", ""):
+        return ""
+    for pattern, sentence in _INVALID_POOL_GLOSSES:
+        found = pattern.fullmatch(reason or "")
+        if found:
+            return _(sentence) % {"name": found.group(1), "set": found.group(found.lastindex)}
+    return ""
+
+
 # The gate table's help: the playground's own summary of each gate (engine/gates.py SUMMARIES), one
 # catalogue entry each. tests/web/test_i18n.py checks this list holds every summary.
 GATE_SUMMARIES = (
@@ -926,8 +974,9 @@ def _why_lines(explanation, *, max_devices: int, pod: str = "") -> list[str]:
         lines.append("  " + _("note: %(note)s") % {"note": explanation.approximate})
     for pool in explanation.pools:
         if not pool.usable:
+            said = pool_reason_gloss(pool.reason) if pool.reason else ""
             lines.append("  " + _("pool %(pool)s is %(state)s") % {"pool": pool.pool, "state": pool_state(pool.state)}
-                         + (f": {pool.reason}" if pool.reason else ""))
+                         + (f": {pool_reason(pool.reason).text}" if pool.reason else "") + (f" ({said})" if said else ""))
     for claim, request in explanation.requests():
         lines.append("  " + ngettext("%(claim)s request %(request)s (class %(class)s, %(count)d device):",
                                      "%(claim)s request %(request)s (class %(class)s, %(count)d devices):",

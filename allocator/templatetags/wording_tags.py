@@ -27,9 +27,10 @@ for _name in ("stage_name", "claim_state", "pool_state", "gate_summary", "verdic
 # Filters whose wording function answers in `Words`: shown inside a `lang` span when the words are in
 # another language than the page's. `{{ row|reason }}` a why row's reason, `{{ pod.outcome|pod_outcome }}`
 # a pod's badge, `{{ pod|ranking_note }}` the note under its scores, `{{ d|pod_detail }}` a number behind
-# a node's filter reason.
+# a node's filter reason, `{{ s.reason|slice_reason }}` why the scheduler ignores a slice.
 for _name, _words in (("reason", wording.row_reason), ("pod_outcome", wording.pod_outcome),
-                      ("ranking_note", wording.ranking_note), ("pod_detail", wording.pod_detail)):
+                      ("ranking_note", wording.ranking_note), ("pod_detail", wording.pod_detail),
+                      ("slice_reason", wording.slice_reason)):
     register.filter(_name, lambda value, _words=_words: words_html(_words(value)))
 del _name, _words
 
@@ -77,6 +78,12 @@ def pod_message(pod):
     verbatim with its gloss, the playground's own sentences in the page's language."""
     words = wording.pod_message(pod)
     return _glossed(words, wording.pod_message_gloss(pod))
+
+
+@register.filter
+def pool_reason(reason):
+    """`{{ p.reason|pool_reason }}`: why a pool is not usable; the allocator's words verbatim with their gloss."""
+    return _glossed(wording.pool_reason(reason), wording.pool_reason_gloss(reason))
 
 
 @register.filter

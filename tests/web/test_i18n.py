@@ -422,6 +422,35 @@ def test_the_pods_notes_and_the_numbers_behind_a_nodes_reason_read_in_korean_fro
     assert notes and not [n for n in notes if 'lang="en"' in n]
 
 
+POOLS_TAGS = Template("{% load wording_tags %}{% for p in pools %}<li>{{ p.reason|pool_reason }}</li>{% endfor %}")
+
+
+def test_a_pools_reason_reads_in_korean_and_the_allocators_own_words_stay_with_a_gloss():
+    incomplete = k.dump(k.node("node-a"), k.device_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0)], count=2),
+                        k.claim("one", k.claim_spec(k.request())))
+    invalid = k.dump(k.node("node-b"), k.device_class(), k.resource_slice("node-b", [k.gpu("gpu-0", 0)], count=2),
+                     k.resource_slice("node-b", [k.gpu("gpu-0", 0)], count=2, suffix="q9z8w"),
+                     k.claim("one", k.claim_spec(k.request())))
+    pages = {}
+    for name, text, node in (("incomplete", incomplete, "node-a"), ("invalid", invalid, "node-b")):
+        _, outcome = allocate_text(text, node_name=node)
+        for language in ("en", "ko"):
+            with translation.override(language):
+                pages[name, language] = POOLS_TAGS.render(Context({"pools": outcome.explanation.pools}))
+                if language == "ko" and name == "invalid":
+                    report = wording.human_report(outcome)
+    assert pages["incomplete", "en"] == "<li>1 of 2 slices (resourceSliceCount) of generation 1 are visible to the " \
+        "scheduler</li>"
+    assert pages["incomplete", "ko"] == "<li>세대 1의 슬라이스 2개(resourceSliceCount) 중 1개만 스케줄러에 보여요</li>"
+    assert pages["invalid", "en"] == "<li>duplicate device name gpu-0</li>"
+    assert pages["invalid", "ko"] == '<li><span lang="en">duplicate device name gpu-0</span> <span class="gloss">— ' \
+        "풀의 디바이스 두 개가 같은 이름 gpu-0을(를) 써요.</span></li>"
+    assert "풀 gpu.example.com/node-b: 유효하지 않음: duplicate device name gpu-0 (풀의 디바이스 두 개가" in report
+    with translation.override("ko"):
+        assert wording.slice_reason("it publishes sharedCounters and DRAPartitionableDevices is disabled").text == \
+            "sharedCounters를 게시하는데 DRAPartitionableDevices 기능 게이트가 비활성화되어 있어요"
+
+
 def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
     with translation.override("ko"):
         label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
