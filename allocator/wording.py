@@ -1155,9 +1155,9 @@ def with_api_text(answer: bytes, outcome) -> bytes:
 
 # --- the replay's step texts (panels.replay_data) ---------------------------------------------------------
 
-# What a refusal met at some moment of the search says, from its code alone: the replay's strings
-# hold a refusal's English text and its step holds its code, not its facts. A refusal the why table
-# also holds is said as the table says it (with its facts).
+# What a refusal met at some moment of the search says from its code alone, when the replay did not
+# keep its facts (Replay.refusals): a refusal the why table holds is said as the table says it, another
+# from its facts, and from its code only when neither is there.
 _REFUSED_BY = {
     **_WOULD_FAIL,
     RowCode.NO_ROOM: gettext_noop("no room is left on it for the request"),
@@ -1172,8 +1172,8 @@ _REFUSED_BY = {
 
 def replay_strings(explanation) -> list:
     """The replay's strings in the active language: a refusal the why table holds as the table says
-    it; another refusal from its code; names and the search's own words (the script's catalogue says
-    those) as they are."""
+    it; another from the facts the replay kept (from its code alone without them); names and the
+    search's own words (the script's catalogue says those) as they are."""
     strings = explanation.trace.strings
     if in_source_language():
         return strings
@@ -1184,14 +1184,19 @@ def replay_strings(explanation) -> list:
             if words.lang is None:
                 said[row.reason] = words.text
     out = [said.get(text, text) for text in strings]
+    refusals = getattr(explanation.trace, "refusals", None) or {}
     for step in explanation.trace.steps:  # [kind, claim, request, pool, device, text, counters, code]
         text, code = step[5], step[7]
         if code is None or text is None or strings[text] in said:
             continue
         try:
-            sentence = _REFUSED_BY.get(RowCode(strings[code]))
+            code = RowCode(strings[code])
         except ValueError:
-            sentence = None
+            continue
+        met = refusals.get(text)
+        sentence = _refusal_sentence(code, met.get("facts") or {}, met.get("heldBy") or []) if met else None
+        if sentence is None and code in _REFUSED_BY:
+            sentence = _(_REFUSED_BY[code])
         if sentence is not None:
-            out[text] = _(sentence)
+            out[text] = sentence
     return out

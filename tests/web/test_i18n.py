@@ -631,6 +631,33 @@ def test_every_refusal_the_replay_of_a_gallery_example_shows_reads_in_korean():
     assert met > 20
 
 
+def test_a_replay_refusal_the_why_table_does_not_hold_is_said_in_korean_with_its_own_numbers():
+    """The replay keeps the facts of every refusal it meets (not in the JSON); one met at another moment
+    than the why table's is said from them, so its numbers and names are the ones of that moment."""
+    from allocator import panels
+    from allocator.engine.report import to_json
+
+    met = 0
+    for example in gallery.all_examples():
+        outcome = _run(example)
+        explanation = outcome.explanation
+        if explanation is None or not explanation.trace.steps:
+            continue
+        table = {row.reason for row in explanation.rows()}
+        with translation.override("ko"):
+            strings = panels.replay_data(explanation)["strings"]
+        for index, refusal in explanation.trace.refusals.items():
+            english = explanation.trace.strings[index]
+            if english in table or not refusal["facts"]:
+                continue
+            met += 1
+            values = [str(v) for v in refusal["facts"].values() if isinstance(v, (str, int))]
+            assert values and all(v in strings[index] for v in values), (example.slug, english, strings[index])
+            assert HANGUL.search(strings[index]) and strings[index] != english
+        assert "refusals" not in json.dumps(json.loads(to_json(outcome, with_explanation=True)).get("explanation") or {})
+    assert met >= 1
+
+
 def test_the_cli_report_in_korean_words_pods_and_the_status_writers(capsys):
     from allocator import cli
 
