@@ -303,6 +303,25 @@ def _devices_of(held_by: list) -> str:
         if h.get("device") else _holder(h) for h in held_by)
 
 
+# What a counter set's compatibility groups are after some devices (counters.GroupState.describe):
+# `{a, b}` stays, the two sentences without groups are said in the active language.
+_GROUP_STATES = {"no devices yet": gettext_noop("no devices yet"),
+                 "devices without groups": gettext_noop("devices without groups")}
+
+
+def groups_state(text: str) -> str:
+    word = _GROUP_STATES.get(text)
+    return _(word) if word else text
+
+
+def quoted_reason(text: str) -> Words:
+    """A why row's reason another panel quotes (the groups panel's ✘): said as the row says it, from the
+    row the text carries (an explanation.Sentence of form `row`); the English otherwise."""
+    if getattr(text, "form", "") == "row":
+        return row_reason(text.parts["row"])
+    return Words(text) if in_source_language() else _kept(text)
+
+
 def _groups_text(groups) -> str:
     return "{" + ", ".join(groups) + "}" if groups else _("no groups")
 
@@ -344,7 +363,7 @@ def _refusal_sentence(code: RowCode, facts: dict, held_by: list) -> str | None:
         return _("already picked for this claim (admin access never takes a device twice in one claim)")
     if code == RowCode.GROUPS and "counterSet" in f:
         mine = _groups_text(f.get("deviceGroups"))
-        values = {"set": f["counterSet"], "now": f["groupsNow"], "mine": mine}
+        values = {"set": f["counterSet"], "now": groups_state(f["groupsNow"]), "mine": mine}
         text = (_("compatibility groups in counter set %(set)s: %(now)s ∩ %(mine)s = ∅") % values
                 if f.get("deviceGroups") and f["groupsNow"].startswith("{") else
                 _("compatibility groups in counter set %(set)s: %(mine)s cannot join %(now)s") % values)

@@ -495,7 +495,8 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
     rejected: dict = {}
     for cand in _all_candidates(claims):
         if cand.code == RowCode.GROUPS:
-            rejected.setdefault((cand.pool, cand.device), cand.reason)
+            # the row's English for the JSON, the row itself for a wording layer
+            rejected.setdefault((cand.pool, cand.device), Sentence(cand.reason, "row", row=cand))
     out = []
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:

@@ -21,16 +21,18 @@ def notes_in(example, _language=None) -> dict:
 
 
 # Filters that hand their value to the wording function of the same name and show its text as it is.
-for _name in ("stage_name", "claim_state", "pool_state", "gate_summary", "verdict_label", "score_label"):
+for _name in ("stage_name", "claim_state", "pool_state", "gate_summary", "verdict_label", "score_label",
+              "groups_state"):
     register.filter(_name, getattr(wording, _name))
 
 # Filters whose wording function answers in `Words`: shown inside a `lang` span when the words are in
 # another language than the page's. `{{ row|reason }}` a why row's reason, `{{ pod.outcome|pod_outcome }}`
 # a pod's badge, `{{ pod|ranking_note }}` the note under its scores, `{{ d|pod_detail }}` a number behind
-# a node's filter reason, `{{ s.reason|slice_reason }}` why the scheduler ignores a slice.
+# a node's filter reason, `{{ s.reason|slice_reason }}` why the scheduler ignores a slice,
+# `{{ m.rejected|quoted_reason }}` a why row's reason another panel quotes.
 for _name, _words in (("reason", wording.row_reason), ("pod_outcome", wording.pod_outcome),
                       ("ranking_note", wording.ranking_note), ("pod_detail", wording.pod_detail),
-                      ("slice_reason", wording.slice_reason)):
+                      ("slice_reason", wording.slice_reason), ("quoted_reason", wording.quoted_reason)):
     register.filter(_name, lambda value, _words=_words: words_html(_words(value)))
 del _name, _words
 
