@@ -765,6 +765,66 @@ def pod_detail(detail: str) -> Words:
     return _kept(detail)
 
 
+# The scheduling run's own warnings (engine/pods.py), by form. Warnings from elsewhere (the apiserver's,
+# the workloads') stay as they are written.
+_WARNINGS = {
+    "pods-not-modelled": gettext_noop(
+        "Pods: host ports, volumes and priority are not checked, nor the default topology spread a Service or "
+        "ReplicaSet would give a pod without constraints; nodes are filtered by spec.nodeName, unschedulable, "
+        "taints, nodeSelector and required node affinity, resource requests (NodeResourcesFit), topology spread "
+        "constraints (PodTopologySpread), pod (anti-)affinity (InterPodAffinity) and DRA. A Pending pod's message "
+        "leaves out the preemption part the scheduler appends"),
+    "nothing-to-schedule": gettext_noop("every Pod already has spec.nodeName: nothing to schedule"),
+    "no-nodes": gettext_noop("the scenario has no Node objects: the nodes that ResourceSlices name stand in for "
+                             "them, without labels or taints"),
+    "extended-resource-classes": gettext_noop(
+        "DeviceClasses %(classes)s all name the extended resource %(resource)s: the playground uses %(newest)s, "
+        "the newest"),
+}
+
+
+def _listed(names: list, more: int) -> str:
+    listed = ", ".join(names)
+    return _("%(names)s and %(count)d more") % {"names": listed, "count": more} if more else listed
+
+
+def _warning_sentence(message) -> str | None:
+    form, p = getattr(message, "form", ""), getattr(message, "parts", {})
+    if form in _WARNINGS:
+        return _(_WARNINGS[form]) % ({"classes": ", ".join(p["classes"]), "resource": p["resource"],
+                                       "newest": p["classes"][0]} if p else {})
+    if form == "daemon-pods-left-out":
+        return ngettext("%(count)d DaemonSet pod made for other nodes than %(node)s left out: the run asks about "
+                        "that node only",
+                        "%(count)d DaemonSet pods made for other nodes than %(node)s left out: the run asks about "
+                        "that node only", p["count"]) % p
+    if form == "claims-unused":
+        return _("ResourceClaim %(claims)s: not used by any Pod, so not allocated (the scheduler allocates a claim "
+                 "for the pod that uses it)") % {"claims": _listed(p["claims"], p["more"])}
+    if form == "no-allocatable":
+        return _("node %(nodes)s: no status.allocatable, so CPU, memory and pod count are not checked there (a "
+                 "cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)") % {
+            "nodes": _listed(p["nodes"], p["more"])}
+    return None
+
+
+def warning_message(message) -> Words:
+    """A warning's message in the active language: the scheduling run's own from their form and parts;
+    any other (the apiserver's, a workload's) as written, marked `lang="en"` on a page in another language."""
+    if in_source_language():
+        return Words(message)
+    text = _warning_sentence(message)
+    return Words(text) if text is not None else _kept(message)
+
+
+def warning_line(problem) -> str:
+    """A warning as the report prints it (Problem.render), its message in the active language."""
+    from dataclasses import replace
+
+    text = _warning_sentence(problem.message) if not in_source_language() else None
+    return (problem if text is None else replace(problem, message=text)).render()
+
+
 _ONE_FEASIBLE = gettext_noop("one feasible node: the scheduler takes it without scoring")
 
 
@@ -1088,7 +1148,7 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
         else:
             lines = [_("Pending: %(message)s") % {"message": outcome.message}]
         for warning in outcome.warnings:
-            lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
+            lines.append(_("Warning: %(warning)s") % {"warning": warning_line(warning)})
         for pod in outcome.pods:
             lines += [""] + _pod_report_lines(pod)
         for pod in outcome.pods:
@@ -1096,7 +1156,7 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
         return "\n".join(lines + _status_writer_lines(outcome.status_writers)) + "\n"
     lines = _outcome_line(outcome)
     for warning in outcome.warnings:
-        lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
+        lines.append(_("Warning: %(warning)s") % {"warning": warning_line(warning)})
     if len(outcome.verdicts) > 1 or (outcome.verdicts and not outcome.verdicts[0].fits):
         lines += ["", _("Nodes tried:")]
         for v in outcome.verdicts:

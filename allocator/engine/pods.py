@@ -76,12 +76,12 @@ NO_NODES = "no nodes available to schedule pods"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
-NOT_MODELLED = (
+NOT_MODELLED = Sentence(
     "Pods: host ports, volumes and priority are not checked, nor the default topology spread a Service or "
     "ReplicaSet would give a pod without constraints; nodes are filtered by spec.nodeName, unschedulable, "
     "taints, nodeSelector and required node affinity, resource requests (NodeResourcesFit), topology spread "
     "constraints (PodTopologySpread), pod (anti-)affinity (InterPodAffinity) and DRA. "
-    "A Pending pod's message leaves out the preemption part the scheduler appends"
+    "A Pending pod's message leaves out the preemption part the scheduler appends", "pods-not-modelled"
 )
 # The apiserver's generateName suffix: five characters from this alphabet (no vowels, no 0/1/3).
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -653,9 +653,9 @@ def _node_names(scenario: Scenario, index: SliceIndex, node_name: str | None, wa
         return sorted(scenario.nodes)
     names = candidate_nodes(scenario, index)
     if names:
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             "the scenario has no Node objects: the nodes that ResourceSlices name stand in for them, "
-            "without labels or taints", severity=WARNING))
+            "without labels or taints", "no-nodes"), severity=WARNING))
     return names
 
 
@@ -700,9 +700,10 @@ def schedule_pods(
     if node_name and scenario.daemon_pods:
         pods, left_out = workloads.for_one_node(pods, scenario.daemon_pods, node_name)
         if left_out:
-            warnings.append(Problem(
+            warnings.append(Problem(Sentence(
                 f"{left_out} DaemonSet pod{'s' if left_out > 1 else ''} made for other nodes than {node_name} "
-                "left out: the run asks about that node only", severity=WARNING))
+                "left out: the run asks about that node only", "daemon-pods-left-out", count=left_out,
+                node=node_name), severity=WARNING))
     for raw in pods:
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
@@ -726,11 +727,13 @@ def schedule_pods(
     unused = [c.key for c in scenario.claims if c.allocation is None and c.key not in used]
     if unused:
         listed = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             f"ResourceClaim {listed}: not used by any Pod, so not allocated (the scheduler allocates a claim "
-            "for the pod that uses it)", severity=WARNING))
+            "for the pod that uses it)", "claims-unused", claims=unused[:5], more=max(len(unused) - 5, 0)),
+            severity=WARNING))
     if results and all(r.outcome == BOUND for r in results):
-        warnings.append(Problem("every Pod already has spec.nodeName: nothing to schedule", severity=WARNING))
+        warnings.append(Problem(Sentence("every Pod already has spec.nodeName: nothing to schedule",
+                                         "nothing-to-schedule"), severity=WARNING))
     return _outcome(results, to_allocate, cluster, warnings)
 
 
@@ -739,13 +742,15 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
     bare = [n for n in names if n in scenario.nodes and scenario.nodes[n].allocatable is None]
     if bare:
         listed = ", ".join(bare[:5]) + (f" and {len(bare) - 5} more" if len(bare) > 5 else "")
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             f"node {listed}: no status.allocatable, so CPU, memory and pod count are not checked there "
-            "(a cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)", severity=WARNING))
+            "(a cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)", "no-allocatable",
+            nodes=bare[:5], more=max(len(bare) - 5, 0)), severity=WARNING))
     for resource, owners in capacity.classes.conflicts.items():
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             f"DeviceClasses {', '.join(owners)} all name the extended resource {resource}: the playground "
-            f"uses {owners[0]}, the newest", severity=WARNING))
+            f"uses {owners[0]}, the newest", "extended-resource-classes", classes=list(owners), resource=resource),
+            severity=WARNING))
     return warnings
 
 

@@ -29,10 +29,12 @@ for _name in ("stage_name", "claim_state", "pool_state", "gate_summary", "verdic
 # another language than the page's. `{{ row|reason }}` a why row's reason, `{{ pod.outcome|pod_outcome }}`
 # a pod's badge, `{{ pod|ranking_note }}` the note under its scores, `{{ d|pod_detail }}` a number behind
 # a node's filter reason, `{{ s.reason|slice_reason }}` why the scheduler ignores a slice,
-# `{{ m.rejected|quoted_reason }}` a why row's reason another panel quotes.
+# `{{ m.rejected|quoted_reason }}` a why row's reason another panel quotes, `{{ w.message|warning_message }}`
+# a warning.
 for _name, _words in (("reason", wording.row_reason), ("pod_outcome", wording.pod_outcome),
                       ("ranking_note", wording.ranking_note), ("pod_detail", wording.pod_detail),
-                      ("slice_reason", wording.slice_reason), ("quoted_reason", wording.quoted_reason)):
+                      ("slice_reason", wording.slice_reason), ("quoted_reason", wording.quoted_reason),
+                      ("warning_message", wording.warning_message)):
     register.filter(_name, lambda value, _words=_words: words_html(_words(value)))
 del _name, _words
 

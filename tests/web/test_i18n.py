@@ -451,6 +451,22 @@ def test_a_pools_reason_reads_in_korean_and_the_allocators_own_words_stay_with_a
             "sharedCounters를 게시하는데 DRAPartitionableDevices 기능 게이트가 비활성화되어 있어요"
 
 
+def test_the_scheduling_runs_warnings_and_a_pods_workload_read_in_korean_on_the_page_and_in_the_cli(client, capsys):
+    from allocator import cli
+
+    body = client.get("/?example=deployment-claim-template", **KO).content.decode()
+    assert "파드: 호스트 포트, 볼륨, 우선순위는 검사하지 않고" in body and "host ports, volumes and priority" not in body
+    english = client.get("/?example=deployment-claim-template").content.decode()
+    assert "Pods: host ports, volumes and priority are not checked" in english
+    path = ROOT / "allocator" / "examples" / "deployment-claim-template.yaml"
+    assert cli.main([str(path), "--lang", "ko"]) == 0
+    report = capsys.readouterr().out
+    assert "\n경고: 파드: 호스트 포트, 볼륨, 우선순위는 검사하지 않고" in report
+    assert re.search(r"\n  만든 곳: Deployment inference/server \(ReplicaSet inference/server-\w+\)\n", report)
+    assert cli.main([str(path)]) == 0
+    assert "Warning: Pods: host ports" in capsys.readouterr().out
+
+
 def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
     with translation.override("ko"):
         label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
