@@ -467,6 +467,27 @@ def test_the_scheduling_runs_warnings_and_a_pods_workload_read_in_korean_on_the_
     assert "Warning: Pods: host ports" in capsys.readouterr().out
 
 
+def test_a_gang_and_a_shared_claim_are_said_in_korean_from_their_data():
+    from allocator.engine.gates import ComponentGates, gates_from_dict
+    from tests.engine.test_podgroups import cluster, member, pod_group
+
+    on = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
+    _, outcome = allocate_text(cluster(pod_group(min_count=2), member("t-0"), member("t-1")), gates=on)
+    with translation.override("ko"):
+        said = [wording.pod_note(outcome.pods[0], n) for n in outcome.pods[0].notes]
+    assert [w.text for w in said if "갱(gang)" in w] == [
+        "파드그룹(PodGroup) default/trainers는 갱(gang) 스케줄링을 요청해요(minCount 2). kube-scheduler는 그 파드를 "
+        "모두 바인딩하거나 하나도 바인딩하지 않지만, 플레이그라운드는 하나씩 배치하고 들어맞은 파드를 되돌리지 않아요"]
+    held = k.claim("shared-gpu", k.claim_spec(k.request()), allocation=k.allocation_on("node-b", ("gpu", "gpu-0")),
+                   reserved_for=["runner"])
+    text = k.dump(k.node("node-a"), k.node("node-b"), k.device_class(), k.resource_slice("node-b", [k.gpu("gpu-0", 0)]),
+                  held, k.pod("runner", claims=[("gpu", "shared-gpu")], node_name="node-b"),
+                  k.pod("helper", claims=[("gpu", "shared-gpu")]))
+    body, _ = notes_page(text, "ko")
+    assert ("클레임 default/shared-gpu는 할당됐고 runner가 사용 중이에요. 파드가 이 클레임을 공유하므로, 그 할당을 쓸 수 있는 "
+            "곳에서만 실행될 수 있어요") in body
+
+
 def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
     with translation.override("ko"):
         label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
@@ -573,6 +594,21 @@ def test_the_api_adds_a_korean_text_object_with_lang_ko_and_keeps_its_english_ke
     assert reasons[("default/training", "gpu-0-part-b")].startswith("집합 gpu-0의 카운터 memory")
     unknown = client.post("/api/v1/allocate?lang=xx", data=scenario, content_type="application/yaml").json()
     assert unknown == english
+
+
+def test_the_apis_korean_text_says_a_pods_notes_and_its_gate_message_gloss(client):
+    gated = k.pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    scenario = k.dump(k.node("node-a"), gated)
+    english = client.post("/api/v1/allocate", data=scenario, content_type="application/yaml").json()
+    korean = client.post("/api/v1/allocate?lang=ko", data=scenario, content_type="application/yaml").json()
+    text = korean.pop("text")
+    assert korean == english
+    assert english["pods"][0]["notes"] == ["the scheduler does not try the pod until this is resolved (PreEnqueue)"]
+    pod = text["pods"][0]
+    assert pod["message"] == "waiting for scheduling gates: [example.com/wait]"  # the plugin's words
+    assert pod["messageGloss"] == "스케줄링 게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요."
+    assert pod["notes"] == ["이 문제가 풀릴 때까지 스케줄러는 이 파드를 시도하지 않아요(PreEnqueue)"]
 
 
 # --- the glossary's terms in the catalogue ----------------------------------------------------------------
