@@ -11,7 +11,7 @@ import pytest
 from allocator import gallery
 from allocator.workshops import library
 
-from .korean_text import english_left, page_texts
+from .korean_text import HANGUL, english_left, page_texts
 
 KO = {"HTTP_ACCEPT_LANGUAGE": "ko-KR,ko;q=0.9"}
 TEACH = re.compile(r"/rooms/([a-z2-9]{10})/teach/([A-Za-z0-9_-]+)")
@@ -40,8 +40,9 @@ def test_every_gallery_example_in_korean_shows_no_english_interface_text(client,
     assert left == [], "\n".join(left)
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize("url", ["/", "/examples/", "/compare", "/workshops/",
-                                 "/no-such-page", "/?example=no-such-example"])
+                                 "/no-such-page", "/?example=no-such-example", "/rooms/abcdefghjk/"])
 def test_the_pages_around_the_examples_in_korean_show_no_english_interface_text(client, url):
     left = english_in(korean_page(client, url))
     assert left == [], "\n".join(left)
@@ -59,6 +60,30 @@ def test_every_lesson_of_the_shipped_workshops_in_korean_shows_no_english_interf
     url = f"/workshops/{slug}/" if number is None else f"/workshops/{slug}/{number}"
     left = english_in(korean_page(client, url), LESSON_CONTENT)
     assert left == [], "\n".join(left)
+
+
+def _lesson_numbers():
+    for slug, workshop in library.shipped().items():
+        for lesson in workshop.lessons:
+            yield slug, lesson.number
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug, number", list(_lesson_numbers()))
+def test_every_lessons_check_in_korean_says_its_labels_and_messages_in_korean(client, slug, number):
+    """A lesson's Check, on its starting scenario (checks fail, with their messages) and on its
+    solution (they pass)."""
+    lesson = library.get(slug, "ko").lesson(number)
+    found = {}
+    for name, variant in (("start", lesson.start), ("solution", lesson.solution)):
+        if variant is None:
+            continue
+        response = client.post(f"/workshops/{slug}/{number}/check", {"scenario": variant.scenario},
+                               HTTP_HX_REQUEST="true", **KO)
+        body = response.content.decode()
+        assert response.status_code == 200 and HANGUL.search(body), body[:300]
+        found[name] = english_in(body)
+    assert found == {name: [] for name in found}, "\n".join(f"{n}: {t}" for n, ts in found.items() for t in ts)
 
 
 @pytest.mark.django_db
