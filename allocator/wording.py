@@ -668,6 +668,26 @@ def pod_message(pod) -> Words:
     return Words(_(_BOUND[form]) % message.parts) if form in _BOUND else _kept(message)
 
 
+def outcome_message(message) -> tuple[str, Words, str]:
+    """A run's message, (before, the message, after): for a scheduling run, the first pod that is not
+    scheduled, its message as the pod's line says it (the scheduler's words verbatim), and how many
+    more are not; any other message as it is, in one piece."""
+    if getattr(message, "form", "") != "pod-message" or in_source_language():
+        return "", _kept(message or "") if not in_source_language() else Words(message or ""), ""
+    p = message.parts
+    inner = p["message"]
+    form = getattr(inner, "form", "")
+    words = Words(_(_BOUND[form]) % inner.parts) if form in _BOUND else _kept(inner)
+    after = (" " + ngettext("(%(count)d more pod not scheduled)", "(%(count)d more pods not scheduled)",
+                            p["more"]) % {"count": p["more"]}) if p["more"] else ""
+    return _("pod %(pod)s:") % {"pod": p["pod"]} + " ", words, after
+
+
+def outcome_message_text(message) -> str:
+    before, words, after = outcome_message(message)
+    return before + words.text + after
+
+
 def _joint_sentence(joint) -> str | None:
     """The no-backtracking explanation (engine/backtrack.py) from its data: which assignment of the
     pods to nodes would have fit them all, or that none exists (or none was found within the bound)."""
@@ -1140,13 +1160,13 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
         if kind == "invalid" and not outcome.pods:
             lines = _outcome_line(outcome)
         elif kind == "invalid":
-            lines = [_("Cannot schedule: %(message)s") % {"message": outcome.message}]
+            lines = [_("Cannot schedule: %(message)s") % {"message": outcome_message_text(outcome.message)}]
         elif kind == "allocated":
             scheduled = sum(1 for pod in outcome.pods if pod.outcome == "scheduled")
             lines = [ngettext("Scheduled %(count)d pod.", "Scheduled %(count)d pods.", scheduled) % {"count": scheduled}
                      if scheduled else _("No pod to schedule.")]
         else:
-            lines = [_("Pending: %(message)s") % {"message": outcome.message}]
+            lines = [_("Pending: %(message)s") % {"message": outcome_message_text(outcome.message)}]
         for warning in outcome.warnings:
             lines.append(_("Warning: %(warning)s") % {"warning": warning_line(warning)})
         for pod in outcome.pods:

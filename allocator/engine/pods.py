@@ -961,8 +961,9 @@ def _outcome(results: list, to_allocate: dict, cluster: _Claims, warnings: list)
         outcome.node = focus.node if focus.outcome == SCHEDULED else None
         if focus.outcome != SCHEDULED:
             more = len(invalid) + len(pending) - 1
-            outcome.message = f"pod {focus.key}: {focus.message}" + (
-                f" ({more} more pod{'s' if more > 1 else ''} not scheduled)" if more else "")
+            outcome.message = Sentence(f"pod {focus.key}: {focus.message}" + (
+                f" ({more} more pod{'s' if more > 1 else ''} not scheduled)" if more else ""), "pod-message",
+                pod=focus.key, message=focus.message, more=more)
         outcome.verdicts = [NodeVerdict(n.node, n.fits, n.reason, n.steps) for n in focus.nodes]
         outcome.explanation = focus.explanation
     return outcome

@@ -85,6 +85,14 @@ def pod_message(pod):
 
 
 @register.filter
+def outcome_message(message):
+    """`{{ outcome.message|outcome_message }}`: a run's message; for pods, `pod …:` in the page's language
+    before the pod's message (the scheduler's words verbatim)."""
+    before, words, after = wording.outcome_message(message)
+    return format_html("{}{}{}", before, words_html(words), after)
+
+
+@register.filter
 def pool_reason(reason):
     """`{{ p.reason|pool_reason }}`: why a pool is not usable; the allocator's words verbatim with their gloss."""
     return _glossed(wording.pool_reason(reason), wording.pool_reason_gloss(reason))

@@ -488,6 +488,18 @@ def test_a_gang_and_a_shared_claim_are_said_in_korean_from_their_data():
             "곳에서만 실행될 수 있어요") in body
 
 
+def test_a_scheduling_runs_message_names_its_pod_in_korean_and_keeps_the_schedulers_words(client):
+    text = one_gpu_cluster(k.pod("first", templates=[("gpu", "one-gpu")]),
+                           k.pod("second", templates=[("gpu", "one-gpu")]), k.pod("third", templates=[("gpu", "one-gpu")]))
+    message = "0/3 nodes are available: 1 cannot allocate all claims, 1 node(s) had untolerated taint(s), " \
+              "1 node(s) were unschedulable."
+    body = client.post("/", {"scenario": text, "gates-submitted": "1"}, HTTP_HX_REQUEST="true", **KO).content.decode()
+    assert (f'<p class="message">파드 default/second: <span lang="en">{escape(message)}</span> (스케줄링되지 않은 파드 '
+            "1개 더) <span class=\"gloss\">— 노드 3개 중") in body
+    english = client.post("/", {"scenario": text, "gates-submitted": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert f'<p class="message">pod default/second: {escape(message)} (1 more pod not scheduled)' in english
+
+
 def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
     with translation.override("ko"):
         label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
