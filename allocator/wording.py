@@ -600,7 +600,7 @@ def node_reason(verdict) -> Words:
 def node_reason_gloss(verdict) -> str:
     """The gloss beside a rejected node's reason: each of its reasons said in the active language."""
     reasons = list(getattr(verdict, "reasons", None) or ([verdict.reason] if verdict.reason else []))
-    glosses = [filter_reason_gloss(r) for r in reasons]
+    glosses = [filter_reason_gloss(r) or _message_gloss(r) for r in reasons]
     return "" if not glosses or not all(glosses) else ", ".join(glosses)
 
 
@@ -616,7 +616,10 @@ def node_verdict(pod, verdict) -> str:
 def pod_message_gloss(pod) -> str:
     """The gloss beside a pod's message: the scheduler's `0/N nodes are available: …`, or another
     message Kubernetes prints, said in the active language from its data."""
-    message = pod.message or ""
+    return _message_gloss(pod.message or "")
+
+
+def _message_gloss(message: str) -> str:
     if in_source_language() or not message:
         return ""
     if getattr(message, "form", "") == "scheduling-gates":

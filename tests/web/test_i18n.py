@@ -411,6 +411,9 @@ def test_the_pods_notes_and_the_numbers_behind_a_nodes_reason_read_in_korean_fro
     assert ('<span lang="en">waiting for scheduling gates: [example.com/wait]</span> <span class="gloss">— 스케줄링 '
             "게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요.</span>") in body
     assert "이 문제가 풀릴 때까지 스케줄러는 이 파드를 시도하지 않아요(PreEnqueue)" in body
+    rows = pods_page(text, "ko").split("<div>")[2]  # the gated pod: its line, then each node's reason, glossed
+    assert rows.count('<span lang="en">waiting for scheduling gates: [example.com/wait]</span> <span class="gloss">— '
+                      "스케줄링 게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요.</span>") == 3
     # the resourceclaim controller's event message stays as Kubernetes writes it inside the Korean sentence
     assert ('resourceclaim 컨트롤러가 클레임을 만들 수 없어요(이벤트 FailedResourceClaimCreation: PodResourceClaim gpu: '
             "resource claim template &quot;no-such-template&quot;: resourceclaimtemplate.resource.k8s.io "
