@@ -406,13 +406,16 @@ def _node_rows(pod, closest: list | None = None) -> tuple[list, list]:
     shown |= {c.node for c in (closest or ())[:BEST_SHOWN]}
     rows = [row(v) for v in nodes if v.node in shown]
     folded: dict = {}
+    firsts: dict = {}  # reason -> the first rejected node's verdict, whose reasons the page glosses
     for verdict in pod.nodes:
         if verdict.node in shown:
             continue
         reason = (_("feasible too (the %(count)s best scored are listed)") % {"count": BEST_SHOWN}
                   if verdict.fits else verdict.reason)
         folded.setdefault(reason, []).append(verdict.node)
-    return rows, [{"reason": reason, "nodes": nodes} for reason, nodes in folded.items()]
+        if not verdict.fits:
+            firsts.setdefault(reason, verdict)
+    return rows, [{"reason": reason, "nodes": nodes, "verdict": firsts.get(reason)} for reason, nodes in folded.items()]
 
 
 def pod_views(pods: list, notes: list, closest: dict | None = None) -> list:

@@ -5,6 +5,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -45,7 +46,7 @@ def index(request):
         return render_run(request, form.run_settings(), origin=origin, fold_status_writers=not asked)
     example = gallery.get(request.GET.get("example") or gallery.DEFAULT)
     if example is None:
-        raise Http404(f"There is no example “{request.GET['example']}”.")
+        raise Http404(_("There is no example “%(name)s”.") % {"name": request.GET["example"]})
     return render_run(request, example.run_settings(), fold_status_writers="status-writers" not in example.shows)
 
 

@@ -2,10 +2,12 @@
 its polled status fragment. The rules are in allocator/rooms.py."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext as _
+from django.utils.translation import get_language, gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from allocator import rooms
@@ -35,6 +37,23 @@ def _workshop(kind: str, ident: str):
     if workshop is None:
         raise rooms.RoomRefused(_("There is no workshop %(name)s to open a room for.") % {"name": ident[:100]}, 404)
     return workshop
+
+
+def _titles(room) -> tuple[str, dict]:
+    """The workshop's title and its lessons' titles by number in the page's language: a shipped workshop's
+    translation where it has one, else as the room stored them when it opened."""
+    if room.workshop_kind == "shipped":
+        workshop = library.get(room.workshop_ident, get_language() or "")
+        if workshop is not None:
+            return workshop.title[:200], {lesson.number: lesson.title[:200] for lesson in workshop.lessons}
+    return room.title, {}
+
+
+def _status(room):
+    """rooms.room_status, its steps titled in the page's language."""
+    status = rooms.room_status(room)
+    titles = _titles(room)[1]
+    return replace(status, steps=tuple(replace(s, title=titles.get(s.number, s.title)) for s in status.steps))
 
 
 def _overview_url(kind: str, ident: str) -> str:
@@ -92,10 +111,11 @@ def room_join(request, code: str):
         return _refused(request, exc)
     seat = rooms.seat_of(request)
     seated = seat is not None and seat.room == room.id
-    lessons = [(lesson["number"], lesson["title"], _lesson_url(room.workshop_kind, room.workshop_ident,
-                                                               lesson["number"])) for lesson in room.lessons]
+    title, titles = _titles(room)
+    lessons = [(lesson["number"], titles.get(lesson["number"], lesson["title"]),
+                _lesson_url(room.workshop_kind, room.workshop_ident, lesson["number"])) for lesson in room.lessons]
     return render(request, "rooms/room.html", {
-        "room": room, "seated": seated, "lessons": lessons,
+        "room": room, "room_title": title, "seated": seated, "lessons": lessons,
         "overview_url": _overview_url(room.workshop_kind, room.workshop_ident),
     })
 
@@ -103,7 +123,7 @@ def room_join(request, code: str):
 def _teach_context(request, room, token: str) -> dict:
     attendee_url = request.build_absolute_uri(reverse("room", args=[room.id]))
     return {
-        "room": room, "token": token, "status": rooms.room_status(room),
+        "room": room, "room_title": _titles(room)[0], "token": token, "status": _status(room),
         "attendee_url": attendee_url,
         "qr": rooms.qr_svg(attendee_url, _("QR code of the attendee link %(url)s") % {"url": attendee_url}),
         "teach_url": request.build_absolute_uri(_teach_url(room, token)),
@@ -138,7 +158,7 @@ def room_teach_status(request, code: str, token: str):
         response["Retry-After"] = str(wait)
         return _private(response)
     return _private(render(request, "rooms/teach.html#status", {
-        "room": room, "status": rooms.room_status(room),
+        "room": room, "status": _status(room),
         "status_url": reverse("room-teach-status", args=[room.id, token])}))
 
 

@@ -21,7 +21,7 @@ from allocator.sharing import (
     share,
     too_large_message,
 )
-from allocator import gallery
+from allocator import gallery, wording
 from allocator.pages import describe, rate_message, render_run
 from allocator.version import VERSION
 
@@ -39,8 +39,9 @@ def _shared_context(request, shared: SharedScenario) -> dict:
     links = _links(request, shared)
     title, description = describe(shared.scenario)
     example = gallery.with_scenario(shared.scenario)
-    if example is not None:  # a shared example keeps its notes, and its title in previews
-        title, description = example.title, example.summary
+    if example is not None:  # a shared example keeps its notes, and its title in previews (in the page's language)
+        notes = wording.example_notes(example)
+        title, description = notes["title"], notes["summary"]
     return {"shared": shared, "shared_links": links, "playground_version": VERSION,
             "og_title": title, "og_description": description, "og_url": links["url"]}
 

@@ -114,6 +114,54 @@ def pool_state(state: str) -> str:
     return _(word) if word else state
 
 
+# Why the kube-scheduler does not read a slice at all (pools.ignored_reason): fixed sentences, one entry each.
+_IGNORED_SLICES = {text: text for text in (
+    gettext_noop("it publishes sharedCounters and DRAPartitionableDevices is disabled"),
+    gettext_noop("it sets perDeviceNodeSelection and DRAPartitionableDevices is disabled"),
+    gettext_noop("a device declares compatibilityGroups and DRADeviceCompatibilityGroups is disabled"),
+)}
+
+# The allocator's own reasons for an invalid pool (pools_stable.go): shown verbatim, glossed by their shape.
+_INVALID_POOL_GLOSSES = (
+    (re.compile(r"duplicate device name (\S+)"), gettext_noop("two devices of the pool are named %(name)s.")),
+    (re.compile(r"duplicate counter set name (\S+)"), gettext_noop("two counter sets of the pool are named %(name)s.")),
+    (re.compile(r"counter set (\S+) not found"),
+     gettext_noop("a device consumes counters from counter set %(name)s, which the pool does not have.")),
+    (re.compile(r"counter (\S+) not found in counter set (\S+)"),
+     gettext_noop("a device consumes counter %(name)s, which counter set %(set)s does not have.")),
+)
+
+
+def slice_reason(reason: str) -> Words:
+    """Why the scheduler ignores a slice, in the active language."""
+    word = _IGNORED_SLICES.get(reason)
+    return Words(_(word)) if word and not in_source_language() else (Words(reason) if word else _kept(reason))
+
+
+def pool_reason(reason: str) -> Words:
+    """Why a pool is not usable: an incomplete pool's count said from its parts; an invalid pool's
+    reason as the allocator writes it (see pool_reason_gloss)."""
+    if in_source_language():
+        return Words(reason)
+    if getattr(reason, "form", "") == "incomplete":
+        return Words(ngettext("%(visible)d of %(wanted)d slice (resourceSliceCount) of generation %(generation)d is "
+                              "visible to the scheduler",
+                              "%(visible)d of %(wanted)d slices (resourceSliceCount) of generation %(generation)d "
+                              "are visible to the scheduler", reason.parts["wanted"]) % reason.parts)
+    return _kept(reason)
+
+
+def pool_reason_gloss(reason: str) -> str:
+    """What an invalid pool's reason (the allocator's words) means, in the active language; "" otherwise."""
+    if in_source_language() or getattr(reason, "form", ""):
+        return ""
+    for pattern, sentence in _INVALID_POOL_GLOSSES:
+        found = pattern.fullmatch(reason or "")
+        if found:
+            return _(sentence) % {"name": found.group(1), "set": found.group(found.lastindex)}
+    return ""
+
+
 # The gate table's help: the playground's own summary of each gate (engine/gates.py SUMMARIES), one
 # catalogue entry each. tests/web/test_i18n.py checks this list holds every summary.
 GATE_SUMMARIES = (
@@ -200,6 +248,12 @@ def gloss(message: str) -> str:
         head = ngettext("None of the %(count)d node can take the pod.",
                         "None of the %(count)d nodes can take the pod.", total) % {"count": total}
         return _nodes_available_gloss(head, message[found.end():])
+    if message.endswith(": ResourceClaim not created yet"):
+        return _("The resourceclaim controller has not created the pod's ResourceClaim yet.")
+    if message.endswith("(Pod is not owner)"):
+        return _("The ResourceClaim the pod status records belongs to another owner, not to this pod.")
+    if message.startswith("could not find ResourceClaim"):
+        return _("The ResourceClaim the pod names does not exist.")
     if message == "no nodes available to schedule pods":
         return _("The cluster has no node the pod could be placed on.")
     if "cannot allocate all claims" in message:
@@ -249,6 +303,25 @@ def _devices_of(held_by: list) -> str:
         if h.get("device") else _holder(h) for h in held_by)
 
 
+# What a counter set's compatibility groups are after some devices (counters.GroupState.describe):
+# `{a, b}` stays, the two sentences without groups are said in the active language.
+_GROUP_STATES = {"no devices yet": gettext_noop("no devices yet"),
+                 "devices without groups": gettext_noop("devices without groups")}
+
+
+def groups_state(text: str) -> str:
+    word = _GROUP_STATES.get(text)
+    return _(word) if word else text
+
+
+def quoted_reason(text: str) -> Words:
+    """A why row's reason another panel quotes (the groups panel's ✘): said as the row says it, from the
+    row the text carries (an explanation.Sentence of form `row`); the English otherwise."""
+    if getattr(text, "form", "") == "row":
+        return row_reason(text.parts["row"])
+    return Words(text) if in_source_language() else _kept(text)
+
+
 def _groups_text(groups) -> str:
     return "{" + ", ".join(groups) + "}" if groups else _("no groups")
 
@@ -290,7 +363,7 @@ def _refusal_sentence(code: RowCode, facts: dict, held_by: list) -> str | None:
         return _("already picked for this claim (admin access never takes a device twice in one claim)")
     if code == RowCode.GROUPS and "counterSet" in f:
         mine = _groups_text(f.get("deviceGroups"))
-        values = {"set": f["counterSet"], "now": f["groupsNow"], "mine": mine}
+        values = {"set": f["counterSet"], "now": groups_state(f["groupsNow"]), "mine": mine}
         text = (_("compatibility groups in counter set %(set)s: %(now)s ∩ %(mine)s = ∅") % values
                 if f.get("deviceGroups") and f["groupsNow"].startswith("{") else
                 _("compatibility groups in counter set %(set)s: %(mine)s cannot join %(now)s") % values)
@@ -527,7 +600,7 @@ def node_reason(verdict) -> Words:
 def node_reason_gloss(verdict) -> str:
     """The gloss beside a rejected node's reason: each of its reasons said in the active language."""
     reasons = list(getattr(verdict, "reasons", None) or ([verdict.reason] if verdict.reason else []))
-    glosses = [filter_reason_gloss(r) for r in reasons]
+    glosses = [filter_reason_gloss(r) or _message_gloss(r) for r in reasons]
     return "" if not glosses or not all(glosses) else ", ".join(glosses)
 
 
@@ -541,8 +614,19 @@ def node_verdict(pod, verdict) -> str:
 
 
 def pod_message_gloss(pod) -> str:
-    """The gloss beside a pod's message (the scheduler's `0/N nodes are available: …`)."""
-    return gloss(pod.message or "")
+    """The gloss beside a pod's message: the scheduler's `0/N nodes are available: …`, or another
+    message Kubernetes prints, said in the active language from its data."""
+    return _message_gloss(pod.message or "")
+
+
+def _message_gloss(message: str) -> str:
+    if in_source_language() or not message:
+        return ""
+    if getattr(message, "form", "") == "scheduling-gates":
+        return ngettext("The pod waits until its scheduling gate %(gates)s is removed.",
+                        "The pod waits until its scheduling gates %(gates)s are removed.",
+                        len(message.parts["gates"])) % {"gates": ", ".join(message.parts["gates"])}
+    return gloss(message)
 
 
 def _nodes_available_gloss(head: str, histogram: str) -> str:
@@ -559,15 +643,52 @@ def _nodes_available_gloss(head: str, histogram: str) -> str:
     return _("%(sentence)s %(reasons)s.") % {"sentence": head, "reasons": said}
 
 
+# A pod bound by `spec.nodeName` (engine/pods.py `_bound`), by the message's form; the Kubernetes messages
+# among the parts (a claim's refusal, the scheduler's summary) stay as they are.
+_BOUND = {
+    "bound": gettext_noop("bound to node %(node)s by spec.nodeName: the scheduler does not place it again"),
+    "bound-claim-error": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it: %(error)s"),
+    "bound-invalid": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it while claim %(claims)s is not "
+        "allocated; %(problem)s"),
+    "bound-no-devices": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it while claim %(claims)s is not "
+        "allocated, and the scheduler would not find devices either: %(summary)s"),
+    "bound-would-fit": gettext_noop(
+        "bound to node %(node)s by spec.nodeName, but the kubelet cannot start it while claim %(claims)s is not "
+        "allocated (only the scheduler allocates claims); it would find devices on %(chosen)s"),
+}
+
+
 def pod_message(pod) -> Words:
-    """A pod's message line: the scheduler's message verbatim; the playground's own words said again."""
+    """A pod's message line: the scheduler's message verbatim; the playground's own words said again
+    from the message's form and parts."""
     message = pod.message or ""
     if in_source_language():
         return Words(message)
-    if pod.outcome == "bound" and pod.node and message == f"bound to node {pod.node} (spec.nodeName): not scheduled again":
-        return Words(_("bound to node %(node)s by spec.nodeName: the scheduler does not place it again") % {
-            "node": pod.node})
-    return _kept(message)
+    form = getattr(message, "form", "")
+    return Words(_(_BOUND[form]) % message.parts) if form in _BOUND else _kept(message)
+
+
+def outcome_message(message) -> tuple[str, Words, str]:
+    """A run's message, (before, the message, after): for a scheduling run, the first pod that is not
+    scheduled, its message as the pod's line says it (the scheduler's words verbatim), and how many
+    more are not; any other message as it is, in one piece."""
+    if getattr(message, "form", "") != "pod-message" or in_source_language():
+        return "", _kept(message or "") if not in_source_language() else Words(message or ""), ""
+    p = message.parts
+    inner = p["message"]
+    form = getattr(inner, "form", "")
+    words = Words(_(_BOUND[form]) % inner.parts) if form in _BOUND else _kept(inner)
+    after = (" " + ngettext("(%(count)d more pod not scheduled)", "(%(count)d more pods not scheduled)",
+                            p["more"]) % {"count": p["more"]}) if p["more"] else ""
+    return _("pod %(pod)s:") % {"pod": p["pod"]} + " ", words, after
+
+
+def outcome_message_text(message) -> str:
+    before, words, after = outcome_message(message)
+    return before + words.text + after
 
 
 def _joint_sentence(joint) -> str | None:
@@ -590,11 +711,57 @@ def _joint_sentence(joint) -> str | None:
         "count": len(joint.pods), "tried": joint.tried}
 
 
-# The engine's fixed notes on a pod (no parts): one catalogue entry each.
-POD_NOTES = (
-    gettext_noop("the scheduler does not try the pod until this is resolved (PreEnqueue)"),
-)
-_POD_NOTE_IDS = frozenset(POD_NOTES)
+# What the playground does not check for a pod (nodefilter.unmodelled_features): the plugins' names stay.
+_UNMODELLED = {
+    "host ports (NodePorts)": gettext_noop("host ports (NodePorts)"),
+    "persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)":
+        gettext_noop("persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)"),
+}
+
+
+# The engine's notes on a pod (engine/pods.py), by form; the parts fill them. An event message of
+# Kubernetes among the parts stays as it is.
+_NOTES = {
+    "preenqueue": gettext_noop("the scheduler does not try the pod until this is resolved (PreEnqueue)"),
+    "recorded-claim-missing": gettext_noop(
+        "claim %(claim)s recorded in the pod status is missing; the resourceclaim controller makes a new one from "
+        "the template"),
+    "claim-not-created": gettext_noop(
+        "the resourceclaim controller cannot create the claim (event FailedResourceClaimCreation: %(event)s)"),
+    "group-template-missing": gettext_noop(
+        "the resourceclaim controller cannot create PodGroup %(group)s's claim %(claim)s: the resource claim "
+        "template %(template)s is not found"),
+    "generic-gate-off": gettext_noop(
+        "%(gate)s is off: the scheduler knows no PodGroups (the apiserver would drop spec.schedulingGroup), so the "
+        "pod is scheduled on its own with claims of its own"),
+    "group-missing": gettext_noop(
+        "the pod belongs to PodGroup %(group)s, which the scenario does not hold: its claims are its own here"),
+    "group-claims-gate-off": gettext_noop(
+        "%(gate)s is off: PodGroup %(group)s's resourceClaims are not consulted, every pod gets and reserves claims "
+        "of its own"),
+    "gang": gettext_noop(
+        "PodGroup %(group)s asks for gang scheduling (minCount %(count)s): kube-scheduler binds all or none of its "
+        "pods; the playground places them one by one and does not undo the ones that fit"),
+    "shared-claim": gettext_noop(
+        "claim %(claim)s is allocated and in use by %(users)s: the pod shares it, so it can only run where that "
+        "allocation is available"),
+    "not-modelled": gettext_noop(
+        "not modelled: this pod's %(features)s; its node, verdicts and scores may differ from the scheduler's, and "
+        "so may those of the pods after it"),
+}
+
+
+def _note_sentence(form: str, p: dict) -> str | None:
+    """One of the engine's notes on a pod from its form and parts; None for a form this layer does not know."""
+    if form not in _NOTES:
+        return None
+    if form == "shared-claim":
+        p = {**p, "users": ", ".join(p["users"])}
+    elif form == "not-modelled":
+        if not all(f in _UNMODELLED for f in p["features"]):
+            return None
+        p = {**p, "features": ", ".join(_(_UNMODELLED[f]) for f in p["features"])}
+    return _(_NOTES[form]) % p
 
 
 def pod_note(pod, note: str) -> Words:
@@ -604,9 +771,81 @@ def pod_note(pod, note: str) -> Words:
     joint = getattr(pod, "joint", None)
     if joint is not None and note == joint.message:
         return Words(_joint_sentence(joint))
-    if note in _POD_NOTE_IDS:
-        return Words(_(note))
-    return _kept(note)
+    text = _note_sentence(getattr(note, "form", ""), getattr(note, "parts", {}))
+    return Words(text) if text is not None else _kept(note)
+
+
+def pod_detail(detail: str) -> Words:
+    """A number behind a rejected node's filter reason (engine/pods.py): a taint the pod does not
+    tolerate, or what NodeResourcesFit found short."""
+    if in_source_language():
+        return Words(detail)
+    form, p = getattr(detail, "form", ""), getattr(detail, "parts", {})
+    if form == "taint":
+        return Words(_("taint %(taint)s is not tolerated") % p)
+    if form == "shortfall":
+        return Words(_("%(resource)s: the pod asks %(requested)s, %(used)s of %(capacity)s in use") % p)
+    return _kept(detail)
+
+
+# The scheduling run's own warnings (engine/pods.py), by form. Warnings from elsewhere (the apiserver's,
+# the workloads') stay as they are written.
+_WARNINGS = {
+    "pods-not-modelled": gettext_noop(
+        "Pods: host ports, volumes and priority are not checked, nor the default topology spread a Service or "
+        "ReplicaSet would give a pod without constraints; nodes are filtered by spec.nodeName, unschedulable, "
+        "taints, nodeSelector and required node affinity, resource requests (NodeResourcesFit), topology spread "
+        "constraints (PodTopologySpread), pod (anti-)affinity (InterPodAffinity) and DRA. A Pending pod's message "
+        "leaves out the preemption part the scheduler appends"),
+    "nothing-to-schedule": gettext_noop("every Pod already has spec.nodeName: nothing to schedule"),
+    "no-nodes": gettext_noop("the scenario has no Node objects: the nodes that ResourceSlices name stand in for "
+                             "them, without labels or taints"),
+    "extended-resource-classes": gettext_noop(
+        "DeviceClasses %(classes)s all name the extended resource %(resource)s: the playground uses %(newest)s, "
+        "the newest"),
+}
+
+
+def _listed(names: list, more: int) -> str:
+    listed = ", ".join(names)
+    return _("%(names)s and %(count)d more") % {"names": listed, "count": more} if more else listed
+
+
+def _warning_sentence(message) -> str | None:
+    form, p = getattr(message, "form", ""), getattr(message, "parts", {})
+    if form in _WARNINGS:
+        return _(_WARNINGS[form]) % ({"classes": ", ".join(p["classes"]), "resource": p["resource"],
+                                       "newest": p["classes"][0]} if p else {})
+    if form == "daemon-pods-left-out":
+        return ngettext("%(count)d DaemonSet pod made for other nodes than %(node)s left out: the run asks about "
+                        "that node only",
+                        "%(count)d DaemonSet pods made for other nodes than %(node)s left out: the run asks about "
+                        "that node only", p["count"]) % p
+    if form == "claims-unused":
+        return _("ResourceClaim %(claims)s: not used by any Pod, so not allocated (the scheduler allocates a claim "
+                 "for the pod that uses it)") % {"claims": _listed(p["claims"], p["more"])}
+    if form == "no-allocatable":
+        return _("node %(nodes)s: no status.allocatable, so CPU, memory and pod count are not checked there (a "
+                 "cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)") % {
+            "nodes": _listed(p["nodes"], p["more"])}
+    return None
+
+
+def warning_message(message) -> Words:
+    """A warning's message in the active language: the scheduling run's own from their form and parts;
+    any other (the apiserver's, a workload's) as written, marked `lang="en"` on a page in another language."""
+    if in_source_language():
+        return Words(message)
+    text = _warning_sentence(message)
+    return Words(text) if text is not None else _kept(message)
+
+
+def warning_line(problem) -> str:
+    """A warning as the report prints it (Problem.render), its message in the active language."""
+    from dataclasses import replace
+
+    text = _warning_sentence(problem.message) if not in_source_language() else None
+    return (problem if text is None else replace(problem, message=text)).render()
 
 
 _ONE_FEASIBLE = gettext_noop("one feasible node: the scheduler takes it without scoring")
@@ -637,11 +876,27 @@ def ranking_note(pod) -> Words:
     return Words("; ".join(said)) if "; ".join(english) == note else _kept(note)
 
 
+# A pod's workload as engine/workloads.py names it: `Deployment default/web (ReplicaSet default/web-6d4cf56db6)`,
+# `, hash estimated` inside the brackets when the pod-template-hash is the playground's estimate. Kinds and
+# names stay as they are; Kubernetes names hold no space, comma or bracket.
+_WORKLOAD = re.compile(r"(?P<workload>[A-Za-z]+ [^ (),]+)(?: \((?P<via>[A-Za-z]+ [^ (),]+)(?P<estimated>, hash estimated)?\))?")
+
+
+def workload_label(workload: str) -> Words:
+    """The workload a pod was made for, in the active language."""
+    found = _WORKLOAD.fullmatch(workload or "")
+    if in_source_language() or found is None:
+        return Words(workload) if in_source_language() else _kept(workload)
+    if found["estimated"]:
+        return Words(_("%(workload)s (%(via)s, pod-template-hash estimated)") % found.groupdict())
+    return Words(workload)
+
+
 def workload_line(workload: str, count: int) -> str:
     """The heading over the pods a workload's controller made."""
     return ngettext("Pods made for %(workload)s (%(count)d, as its controller would create it)",
                     "Pods made for %(workload)s (%(count)d, as its controller would create them)", count) % {
-        "workload": workload, "count": count}
+        "workload": workload_label(workload).text, "count": count}
 
 
 def score_label(plugin: str) -> str:
@@ -821,8 +1076,9 @@ def _why_lines(explanation, *, max_devices: int, pod: str = "") -> list[str]:
         lines.append("  " + _("note: %(note)s") % {"note": explanation.approximate})
     for pool in explanation.pools:
         if not pool.usable:
+            said = pool_reason_gloss(pool.reason) if pool.reason else ""
             lines.append("  " + _("pool %(pool)s is %(state)s") % {"pool": pool.pool, "state": pool_state(pool.state)}
-                         + (f": {pool.reason}" if pool.reason else ""))
+                         + (f": {pool_reason(pool.reason).text}" if pool.reason else "") + (f" ({said})" if said else ""))
     for claim, request in explanation.requests():
         lines.append("  " + ngettext("%(claim)s request %(request)s (class %(class)s, %(count)d device):",
                                      "%(claim)s request %(request)s (class %(class)s, %(count)d devices):",
@@ -869,9 +1125,11 @@ def _pod_report_lines(pod) -> list[str]:
     lines = [head]
     if pod.message:
         lines.append("  " + pod_message(pod).text)
-        said = pod_message_gloss(pod) or gloss(pod.message)
+        said = pod_message_gloss(pod)
         if said:
             lines.append(f"  ({said})")
+    if getattr(pod, "workload", None):
+        lines.append("  " + _("made by %(workload)s") % {"workload": workload_label(pod.workload).text})
     for claim in pod.claims:
         name = f"{claim.namespace}/{claim.name}" if claim.name else "—"
         lines.append("  " + _("claim %(claim)s (%(name)s):") % {"claim": claim.pod_claim_name, "name": name})
@@ -887,7 +1145,9 @@ def _pod_report_lines(pod) -> list[str]:
                 lines.append(f"    {verdict.node}: {node_verdict(pod, verdict)}")
             else:
                 said = node_reason_gloss(verdict)
-                lines.append(f"    {verdict.node}: {verdict.reason}" + (f" ({said})" if said else ""))
+                details = "; ".join(pod_detail(d).text for d in verdict.details)
+                lines.append(f"    {verdict.node}: {verdict.reason}" + (f" ({said})" if said else "")
+                             + (f" [{details}]" if details else ""))
     if pod.ranking is not None and pod.ranking.note:
         lines.append("  " + _("scoring: %(note)s") % {"note": ranking_note(pod).text})
     for note in pod.notes:
@@ -903,15 +1163,15 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
         if kind == "invalid" and not outcome.pods:
             lines = _outcome_line(outcome)
         elif kind == "invalid":
-            lines = [_("Cannot schedule: %(message)s") % {"message": outcome.message}]
+            lines = [_("Cannot schedule: %(message)s") % {"message": outcome_message_text(outcome.message)}]
         elif kind == "allocated":
             scheduled = sum(1 for pod in outcome.pods if pod.outcome == "scheduled")
             lines = [ngettext("Scheduled %(count)d pod.", "Scheduled %(count)d pods.", scheduled) % {"count": scheduled}
                      if scheduled else _("No pod to schedule.")]
         else:
-            lines = [_("Pending: %(message)s") % {"message": outcome.message}]
+            lines = [_("Pending: %(message)s") % {"message": outcome_message_text(outcome.message)}]
         for warning in outcome.warnings:
-            lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
+            lines.append(_("Warning: %(warning)s") % {"warning": warning_line(warning)})
         for pod in outcome.pods:
             lines += [""] + _pod_report_lines(pod)
         for pod in outcome.pods:
@@ -919,7 +1179,7 @@ def human_report(outcome, *, max_devices: int = 16) -> str:
         return "\n".join(lines + _status_writer_lines(outcome.status_writers)) + "\n"
     lines = _outcome_line(outcome)
     for warning in outcome.warnings:
-        lines.append(_("Warning: %(warning)s") % {"warning": warning.render()})
+        lines.append(_("Warning: %(warning)s") % {"warning": warning_line(warning)})
     if len(outcome.verdicts) > 1 or (outcome.verdicts and not outcome.verdicts[0].fits):
         lines += ["", _("Nodes tried:")]
         for v in outcome.verdicts:
@@ -972,7 +1232,7 @@ def api_text(outcome) -> dict:
     if outcome.pods is not None:
         text["pods"] = [{"pod": pod.key, "outcome": pod_outcome(pod.outcome).text,
                          "message": pod_message(pod).text if pod.message else None,
-                         "messageGloss": (pod_message_gloss(pod) or gloss(pod.message or "")) or None,
+                         "messageGloss": pod_message_gloss(pod) or None,
                          "notes": [pod_note(pod, n).text for n in pod.notes],
                          "headline": headline(pod.explanation).text if pod.explanation and pod.explanation.headline
                          else None}
@@ -997,9 +1257,9 @@ def with_api_text(answer: bytes, outcome) -> bytes:
 
 # --- the replay's step texts (panels.replay_data) ---------------------------------------------------------
 
-# What a refusal met at some moment of the search says, from its code alone: the replay's strings
-# hold a refusal's English text and its step holds its code, not its facts. A refusal the why table
-# also holds is said as the table says it (with its facts).
+# What a refusal met at some moment of the search says from its code alone, when the replay did not
+# keep its facts (Replay.refusals): a refusal the why table holds is said as the table says it, another
+# from its facts, and from its code only when neither is there.
 _REFUSED_BY = {
     **_WOULD_FAIL,
     RowCode.NO_ROOM: gettext_noop("no room is left on it for the request"),
@@ -1014,8 +1274,8 @@ _REFUSED_BY = {
 
 def replay_strings(explanation) -> list:
     """The replay's strings in the active language: a refusal the why table holds as the table says
-    it; another refusal from its code; names and the search's own words (the script's catalogue says
-    those) as they are."""
+    it; another from the facts the replay kept (from its code alone without them); names and the
+    search's own words (the script's catalogue says those) as they are."""
     strings = explanation.trace.strings
     if in_source_language():
         return strings
@@ -1026,14 +1286,19 @@ def replay_strings(explanation) -> list:
             if words.lang is None:
                 said[row.reason] = words.text
     out = [said.get(text, text) for text in strings]
+    refusals = getattr(explanation.trace, "refusals", None) or {}
     for step in explanation.trace.steps:  # [kind, claim, request, pool, device, text, counters, code]
         text, code = step[5], step[7]
         if code is None or text is None or strings[text] in said:
             continue
         try:
-            sentence = _REFUSED_BY.get(RowCode(strings[code]))
+            code = RowCode(strings[code])
         except ValueError:
-            sentence = None
+            continue
+        met = refusals.get(text)
+        sentence = _refusal_sentence(code, met.get("facts") or {}, met.get("heldBy") or []) if met else None
+        if sentence is None and code in _REFUSED_BY:
+            sentence = _(_REFUSED_BY[code])
         if sentence is not None:
-            out[text] = _(sentence)
+            out[text] = sentence
     return out

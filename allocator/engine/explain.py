@@ -311,6 +311,7 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> Replay:
     requests: dict = {}  # id(request data) -> (claim, request) indexes
     devices: dict = {}  # id(device) -> (pool, device) indexes
     reasons: dict = {}  # id(refusal) -> (refusal, index of its text, index of its code)
+    said: dict = {}  # index of a refusal's text -> its code and facts (Replay.refusals)
     steps = []
     for step in recorder.steps:
         claim = request = pool = device = text = counters = code = None
@@ -329,7 +330,10 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> Replay:
         if step.kind == REJECT:
             known = reasons.get(id(step.detail))
             if known is None:
-                known = reasons[id(step.detail)] = (step.detail, ref(step.detail.text()), ref(str(step.detail.code)))
+                refusal = step.detail
+                known = reasons[id(refusal)] = (refusal, ref(refusal.text()), ref(str(refusal.code)))
+                said.setdefault(known[1], {"code": refusal.code, "facts": refusal.facts() or None,
+                                           "heldBy": [h.as_dict() for h in refusal.holders()] or None})
             text, code = known[1], known[2]
         elif step.kind in (PICK, UNDO):
             pick = step.detail
@@ -339,7 +343,7 @@ def trace_data(allocator: Allocator, recorder: SearchRecorder) -> Replay:
         elif step.kind == DONE:
             text = ref(step.detail)
         steps.append([kinds[step.kind], claim, request, pool, device, text, counters, code])
-    return Replay(strings=strings, steps=steps, total=recorder.total, shown=len(steps))
+    return Replay(strings=strings, steps=steps, total=recorder.total, shown=len(steps), refusals=said)
 
 
 def with_steps(explanation: Explanation | None) -> dict | None:
@@ -491,7 +495,8 @@ def _compatibility(allocator: Allocator, claims: list) -> list:
     rejected: dict = {}
     for cand in _all_candidates(claims):
         if cand.code == RowCode.GROUPS:
-            rejected.setdefault((cand.pool, cand.device), cand.reason)
+            # the row's English for the JSON, the row itself for a wording layer
+            rejected.setdefault((cand.pool, cand.device), Sentence(cand.reason, "row", row=cand))
     out = []
     for pool in allocator.pools:
         if not pool.usable or not pool.counter_sets:

@@ -290,6 +290,10 @@ class Replay(Section):
     steps: list
     total: int  # every step of the search
     shown: int
+    # The facts of each refusal the steps meet, by the index of its text: {"code", "facts", "heldBy"}, as
+    # a why row holds them, so a wording layer can say a refusal the why table does not hold. Not in
+    # the JSON (`as_dict`), which the page and the API already had without it.
+    refusals: dict = field(default_factory=dict, compare=False)
 
     def as_dict(self) -> dict:
         strings = self.strings

@@ -38,6 +38,7 @@ from allocator.engine.cycle import (
     prefilter_problems,
 )
 from allocator.engine.explain import with_steps
+from allocator.engine.explanation import Sentence
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
     NOT_IN_PREFILTER_RESULT,
@@ -75,12 +76,12 @@ NO_NODES = "no nodes available to schedule pods"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
-NOT_MODELLED = (
+NOT_MODELLED = Sentence(
     "Pods: host ports, volumes and priority are not checked, nor the default topology spread a Service or "
     "ReplicaSet would give a pod without constraints; nodes are filtered by spec.nodeName, unschedulable, "
     "taints, nodeSelector and required node affinity, resource requests (NodeResourcesFit), topology spread "
     "constraints (PodTopologySpread), pod (anti-)affinity (InterPodAffinity) and DRA. "
-    "A Pending pod's message leaves out the preemption part the scheduler appends"
+    "A Pending pod's message leaves out the preemption part the scheduler appends", "pods-not-modelled"
 )
 # The apiserver's generateName suffix: five characters from this alphabet (no vowels, no 0/1/3).
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -378,8 +379,10 @@ def _group_claim(pod: Pod, group, view: PodClaim, entry: dict, claims: _Claims, 
         return claim
     template = next((t for t in scenario.templates if t.key == f"{pod.namespace}/{view.template}"), None)
     if template is None:
-        resolved.notes.append(f"the resourceclaim controller cannot create PodGroup {group.key}'s claim "
-                              f"{view.pod_claim_name}: resource claim template \"{view.template}\" not found")
+        resolved.notes.append(Sentence(
+            f"the resourceclaim controller cannot create PodGroup {group.key}'s claim {view.pod_claim_name}: "
+            f"resource claim template \"{view.template}\" not found", "group-template-missing",
+            group=group.key, claim=view.pod_claim_name, template=view.template))
         resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
         return None
     claim = podgroups.make_claim(group, view.pod_claim_name, template)
@@ -402,8 +405,9 @@ def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Clai
             if not _controlled_by(claim, pod):
                 resolved.fail(f"ResourceClaim {claim.key} was not created for Pod {pod.key} (Pod is not owner)")
             return claim
-        resolved.notes.append(f"claim {pod.namespace}/{recorded} recorded in the pod status is missing; "
-                              "the resourceclaim controller makes a new one from the template")
+        resolved.notes.append(Sentence(f"claim {pod.namespace}/{recorded} recorded in the pod status is missing; "
+                                       "the resourceclaim controller makes a new one from the template",
+                                       "recorded-claim-missing", claim=f"{pod.namespace}/{recorded}"))
     claim = claims.owned_by(pod, view.pod_claim_name)
     if claim is not None:
         view.name = claim.name
@@ -420,8 +424,9 @@ def _template_claim(pod: Pod, view: PodClaim, status: dict | None, claims: _Clai
         view.name, view.generated = claim.name, True
         claims.put(claim)
         return claim
-    resolved.notes.append(f"the resourceclaim controller cannot create the claim (event "
-                          f"FailedResourceClaimCreation: PodResourceClaim {view.pod_claim_name}: {refusal})")
+    event = f"PodResourceClaim {view.pod_claim_name}: {refusal}"  # the controller's event message
+    resolved.notes.append(Sentence(f"the resourceclaim controller cannot create the claim (event "
+                                   f"FailedResourceClaimCreation: {event})", "claim-not-created", event=event))
     resolved.fail(f'pod "{pod.key}": ResourceClaim not created yet')
     return None
 
@@ -558,7 +563,8 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         reason = filter_node(placement, node)
         if reason:
             taint = untolerated_taint(placement, node) if reason == UNTOLERATED_TAINT else None
-            details = [f"taint {taint.key}={taint.value}:{taint.effect} is not tolerated"] if taint else []
+            shown = f"{taint.key}={taint.value}:{taint.effect}" if taint else ""
+            details = [Sentence(f"taint {shown} is not tolerated", "taint", taint=shown)] if taint else []
             cycle.nodes.append(PodNode(name, False, reason, details=details))
             continue
         allocatable = fit.allocatable(node)
@@ -566,7 +572,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
             shortfalls = fit.fit(requests, allocatable, capacity.on(name), capacity.classes)
             if shortfalls:
                 cycle.nodes.append(PodNode(name, False, reasons=[s.reason for s in shortfalls],
-                                           details=[s.detail() for s in shortfalls]))
+                                           details=[_shortfall(s) for s in shortfalls]))
                 continue
         reason = (spreading.check(node) or placing.check(node)) if spreading is not None else None
         if reason:
@@ -628,6 +634,12 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
     return cycle
 
 
+def _shortfall(s: fit.Shortfall) -> Sentence:
+    """The numbers behind one NodeResourcesFit reason."""
+    return Sentence(s.detail(), "shortfall", resource=s.resource, requested=fit.show(s.resource, s.requested),
+                    used=fit.show(s.resource, s.used), capacity=fit.show(s.resource, s.capacity))
+
+
 # --- the whole run ---------------------------------------------------------------------------
 
 
@@ -641,9 +653,9 @@ def _node_names(scenario: Scenario, index: SliceIndex, node_name: str | None, wa
         return sorted(scenario.nodes)
     names = candidate_nodes(scenario, index)
     if names:
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             "the scenario has no Node objects: the nodes that ResourceSlices name stand in for them, "
-            "without labels or taints", severity=WARNING))
+            "without labels or taints", "no-nodes"), severity=WARNING))
     return names
 
 
@@ -688,9 +700,10 @@ def schedule_pods(
     if node_name and scenario.daemon_pods:
         pods, left_out = workloads.for_one_node(pods, scenario.daemon_pods, node_name)
         if left_out:
-            warnings.append(Problem(
+            warnings.append(Problem(Sentence(
                 f"{left_out} DaemonSet pod{'s' if left_out > 1 else ''} made for other nodes than {node_name} "
-                "left out: the run asks about that node only", severity=WARNING))
+                "left out: the run asks about that node only", "daemon-pods-left-out", count=left_out,
+                node=node_name), severity=WARNING))
     for raw in pods:
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
@@ -714,11 +727,13 @@ def schedule_pods(
     unused = [c.key for c in scenario.claims if c.allocation is None and c.key not in used]
     if unused:
         listed = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             f"ResourceClaim {listed}: not used by any Pod, so not allocated (the scheduler allocates a claim "
-            "for the pod that uses it)", severity=WARNING))
+            "for the pod that uses it)", "claims-unused", claims=unused[:5], more=max(len(unused) - 5, 0)),
+            severity=WARNING))
     if results and all(r.outcome == BOUND for r in results):
-        warnings.append(Problem("every Pod already has spec.nodeName: nothing to schedule", severity=WARNING))
+        warnings.append(Problem(Sentence("every Pod already has spec.nodeName: nothing to schedule",
+                                         "nothing-to-schedule"), severity=WARNING))
     return _outcome(results, to_allocate, cluster, warnings)
 
 
@@ -727,13 +742,15 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
     bare = [n for n in names if n in scenario.nodes and scenario.nodes[n].allocatable is None]
     if bare:
         listed = ", ".join(bare[:5]) + (f" and {len(bare) - 5} more" if len(bare) > 5 else "")
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             f"node {listed}: no status.allocatable, so CPU, memory and pod count are not checked there "
-            "(a cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)", severity=WARNING))
+            "(a cluster dump has it; add it to a hand-written Node to model NodeResourcesFit)", "no-allocatable",
+            nodes=bare[:5], more=max(len(bare) - 5, 0)), severity=WARNING))
     for resource, owners in capacity.classes.conflicts.items():
-        warnings.append(Problem(
+        warnings.append(Problem(Sentence(
             f"DeviceClasses {', '.join(owners)} all name the extended resource {resource}: the playground "
-            f"uses {owners[0]}, the newest", severity=WARNING))
+            f"uses {owners[0]}, the newest", "extended-resource-classes", classes=list(owners), resource=resource),
+            severity=WARNING))
     return warnings
 
 
@@ -749,8 +766,9 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     result.notes.extend(_sharing_notes(pod, unique))
     unmodelled = unmodelled_features(pod.raw)
     if unmodelled and not (pod.raw.get("spec") or {}).get("nodeName"):
-        result.notes.append(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and scores may "
-                            "differ from the scheduler's, and so may those of the pods after it")
+        result.notes.append(Sentence(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and "
+                                     "scores may differ from the scheduler's, and so may those of the pods after it",
+                                     "not-modelled", features=unmodelled))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
@@ -769,34 +787,39 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     return result, unique
 
 
-def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[str]:
+def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[Sentence]:
     name = podgroups.group_of(pod)
     if not name:
         return []
     if not generic:
-        return [f"{podgroups.GENERIC_GATE} is off: the scheduler knows no PodGroups (the apiserver would drop "
-                "spec.schedulingGroup), so the pod is scheduled on its own with claims of its own"]
-    group = scenario.pod_groups.get(f"{pod.namespace}/{name}")
+        return [Sentence(f"{podgroups.GENERIC_GATE} is off: the scheduler knows no PodGroups (the apiserver would "
+                         "drop spec.schedulingGroup), so the pod is scheduled on its own with claims of its own",
+                         "generic-gate-off", gate=podgroups.GENERIC_GATE)]
+    key = f"{pod.namespace}/{name}"
+    group = scenario.pod_groups.get(key)
     if group is None:
-        return [f"the pod belongs to PodGroup {pod.namespace}/{name}, which the scenario does not hold: its claims "
-                "are its own here"]
+        return [Sentence(f"the pod belongs to PodGroup {key}, which the scenario does not hold: its claims are its "
+                         "own here", "group-missing", group=key)]
     notes = []
     if group.claims and not groups:
-        notes.append(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, every "
-                     "pod gets and reserves claims of its own")
+        notes.append(Sentence(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, "
+                              "every pod gets and reserves claims of its own", "group-claims-gate-off",
+                              gate=podgroups.GATE, group=group.key))
     if group.min_count and group.min_count > 1:
-        notes.append(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count))
+        notes.append(Sentence(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count), "gang",
+                              group=group.key, count=group.min_count))
     return notes
 
 
-def _sharing_notes(pod: Pod, claims: list) -> list[str]:
+def _sharing_notes(pod: Pod, claims: list) -> list[Sentence]:
     notes = []
     for claim in claims:
         others = [str(r.get("name")) for r in (claim.raw.get("status") or {}).get("reservedFor") or ()
                   if isinstance(r, dict) and r.get("uid") != pod.uid]
         if claim.allocation is not None and others:
-            notes.append(f"claim {claim.key} is allocated and in use by {', '.join(others)}: the pod shares it, "
-                         "so it can only run where that allocation is available")
+            notes.append(Sentence(f"claim {claim.key} is allocated and in use by {', '.join(others)}: the pod shares "
+                                  "it, so it can only run where that allocation is available", "shared-claim",
+                                  claim=claim.key, users=others))
     return notes
 
 
@@ -805,12 +828,14 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
     """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle. Returns the special
     claim for extended resources (and its mappings) when the pod got one."""
     gates = [g.get("name") for g in (pod.raw.get("spec") or {}).get("schedulingGates") or () if isinstance(g, dict)]
-    if gates:
-        result.message = f"waiting for scheduling gates: [{' '.join(gates)}]"
+    if gates:  # the SchedulingGates plugin's own words
+        result.message = Sentence(f"waiting for scheduling gates: [{' '.join(gates)}]", "scheduling-gates",
+                                  gates=gates)
     elif resolved.error:
         result.message = resolved.error
     if result.message:
-        result.notes.append("the scheduler does not try the pod until this is resolved (PreEnqueue)")
+        result.notes.append(Sentence("the scheduler does not try the pod until this is resolved (PreEnqueue)",
+                                     "preenqueue"))
         result.nodes = [PodNode(n, False, result.message) for n in names]
         return None
     if not names:
@@ -851,24 +876,31 @@ def _bound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, node_
             cluster.put(_with_status(claim, pod=pod, consumer=resolved.consumers.get(claim.key)))
     waiting = f"bound to node {node_name} (spec.nodeName): the kubelet cannot start it"
     if resolved.error:
-        result.message = f"{waiting}: {resolved.error}"
+        result.message = Sentence(f"{waiting}: {resolved.error}", "bound-claim-error", node=node_name,
+                                  error=resolved.error)
         return
     if all(c.allocation is not None for c in claims) or not names:
-        result.message = f"bound to node {node_name} (spec.nodeName): not scheduled again"
+        result.message = Sentence(f"bound to node {node_name} (spec.nodeName): not scheduled again", "bound",
+                                  node=node_name)
         return
     cycle = run_cycle(resources=False)  # the pod already counts on its node
     result.nodes = cycle.nodes
     pending = ", ".join(c.key for c in claims if c.allocation is None)
+    parts = {"node": node_name, "claims": pending}
     if cycle.fatal is not None:
         result.problems = [_relocate(scenario.locate(cycle.fatal), resolved, scenario)]
-        result.message = f"{waiting} while claim {pending} is not allocated; {result.problems[0].message}"
+        problem = result.problems[0].message
+        result.message = Sentence(f"{waiting} while claim {pending} is not allocated; {problem}", "bound-invalid",
+                                  problem=problem, **parts)
     elif cycle.chosen is None:
         summary = fit_error(len(names), [n.reasons for n in cycle.nodes if not n.fits], cycle.prefilter)
-        result.message = (f"{waiting} while claim {pending} is not allocated, and the scheduler "
-                          f"would not find devices either: {summary}")
+        result.message = Sentence(f"{waiting} while claim {pending} is not allocated, and the scheduler "
+                                  f"would not find devices either: {summary}", "bound-no-devices", summary=summary,
+                                  **parts)
     else:
-        result.message = (f"{waiting} while claim {pending} is not allocated (only the scheduler allocates "
-                          f"claims); it would find devices on {cycle.chosen}")
+        result.message = Sentence(f"{waiting} while claim {pending} is not allocated (only the scheduler "
+                                  f"allocates claims); it would find devices on {cycle.chosen}", "bound-would-fit",
+                                  chosen=cycle.chosen, **parts)
 
 
 def _commit(pod: Pod, claims: list, allocator: Allocator | None, cluster: _Claims,
@@ -929,8 +961,9 @@ def _outcome(results: list, to_allocate: dict, cluster: _Claims, warnings: list)
         outcome.node = focus.node if focus.outcome == SCHEDULED else None
         if focus.outcome != SCHEDULED:
             more = len(invalid) + len(pending) - 1
-            outcome.message = f"pod {focus.key}: {focus.message}" + (
-                f" ({more} more pod{'s' if more > 1 else ''} not scheduled)" if more else "")
+            outcome.message = Sentence(f"pod {focus.key}: {focus.message}" + (
+                f" ({more} more pod{'s' if more > 1 else ''} not scheduled)" if more else ""), "pod-message",
+                pod=focus.key, message=focus.message, more=more)
         outcome.verdicts = [NodeVerdict(n.node, n.fits, n.reason, n.steps) for n in focus.nodes]
         outcome.explanation = focus.explanation
     return outcome

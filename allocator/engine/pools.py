@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from allocator.engine.explanation import Sentence
 from allocator.engine.gates import STABLE, AllocatorFeatures
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Device, Node, ResourceSlice
@@ -168,8 +169,9 @@ def gather_pools(node: Node, index: SliceIndex, features: AllocatorFeatures) -> 
             same = [s for s in in_cluster if s.generation == generation]
             if len(same) != wanted:
                 pool = Pool(key[0], key[1], generation, incomplete=True)
-                pool.incomplete_reason = (f"{len(same)} of {wanted} slices (resourceSliceCount) of generation "
-                                       f"{generation} are visible to the scheduler")
+                pool.incomplete_reason = Sentence(
+                    f"{len(same)} of {wanted} slices (resourceSliceCount) of generation {generation} are visible "
+                    "to the scheduler", "incomplete", visible=len(same), wanted=wanted, generation=generation)
                 pools.append(pool)
                 continue
             members = {id(s) for s in group}

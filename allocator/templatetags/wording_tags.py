@@ -20,34 +20,23 @@ def notes_in(example, _language=None) -> dict:
     return wording.example_notes(example)
 
 
-@register.filter
-def stage_name(stage: str) -> str:
-    return wording.stage_name(stage)
+# Filters that hand their value to the wording function of the same name and show its text as it is.
+for _name in ("stage_name", "claim_state", "pool_state", "gate_summary", "verdict_label", "score_label",
+              "groups_state"):
+    register.filter(_name, getattr(wording, _name))
 
-
-@register.filter
-def claim_state(state: str) -> str:
-    return wording.claim_state(state)
-
-
-@register.filter
-def pool_state(state: str) -> str:
-    return wording.pool_state(state)
-
-
-@register.filter
-def gate_summary(name: str) -> str:
-    return wording.gate_summary(name)
-
-
-@register.filter
-def verdict_label(verdict) -> str:
-    return wording.verdict_label(verdict)
-
-
-@register.filter
-def reason(row):
-    return words_html(wording.row_reason(row))
+# Filters whose wording function answers in `Words`: shown inside a `lang` span when the words are in
+# another language than the page's. `{{ row|reason }}` a why row's reason, `{{ pod.outcome|pod_outcome }}`
+# a pod's badge, `{{ pod|ranking_note }}` the note under its scores, `{{ d|pod_detail }}` a number behind
+# a node's filter reason, `{{ s.reason|slice_reason }}` why the scheduler ignores a slice,
+# `{{ m.rejected|quoted_reason }}` a why row's reason another panel quotes, `{{ w.message|warning_message }}`
+# a warning.
+for _name, _words in (("reason", wording.row_reason), ("pod_outcome", wording.pod_outcome),
+                      ("ranking_note", wording.ranking_note), ("pod_detail", wording.pod_detail),
+                      ("slice_reason", wording.slice_reason), ("quoted_reason", wording.quoted_reason),
+                      ("warning_message", wording.warning_message)):
+    register.filter(_name, lambda value, _words=_words: words_html(_words(value)))
+del _name, _words
 
 
 @register.simple_tag
@@ -88,17 +77,25 @@ def _glossed(words: wording.Words, text: str):
 
 
 @register.filter
-def pod_outcome(outcome: str):
-    """`{{ pod.outcome|pod_outcome }}`: the pod's badge."""
-    return words_html(wording.pod_outcome(outcome))
-
-
-@register.filter
 def pod_message(pod):
     """`{{ pod|pod_message }}`: the pod's message line; the scheduler's `0/N nodes are available: …`
     verbatim with its gloss, the playground's own sentences in the page's language."""
     words = wording.pod_message(pod)
-    return _glossed(words, wording.pod_message_gloss(pod) or (wording.gloss(pod.message or "") if words.lang else ""))
+    return _glossed(words, wording.pod_message_gloss(pod))
+
+
+@register.filter
+def outcome_message(message):
+    """`{{ outcome.message|outcome_message }}`: a run's message; for pods, `pod …:` in the page's language
+    before the pod's message (the scheduler's words verbatim)."""
+    before, words, after = wording.outcome_message(message)
+    return format_html("{}{}{}", before, words_html(words), after)
+
+
+@register.filter
+def pool_reason(reason):
+    """`{{ p.reason|pool_reason }}`: why a pool is not usable; the allocator's words verbatim with their gloss."""
+    return _glossed(wording.pool_reason(reason), wording.pool_reason_gloss(reason))
 
 
 @register.filter
@@ -119,19 +116,7 @@ def pod_note(pod, note):
     return words_html(wording.pod_note(pod, note))
 
 
-@register.filter
-def ranking_note(pod):
-    """`{{ pod|ranking_note }}`: the note under the pod's scores."""
-    return words_html(wording.ranking_note(pod))
-
-
 @register.simple_tag
 def workload_line(workload, count) -> str:
     """`{% workload_line group.grouper group.list|length %}`: the heading over a workload's pods."""
     return wording.workload_line(workload, int(count))
-
-
-@register.filter
-def score_label(plugin: str) -> str:
-    """`{{ p.plugin|score_label }}`: a scoring plugin's short label."""
-    return wording.score_label(plugin)

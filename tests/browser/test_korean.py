@@ -2,21 +2,16 @@
 playground, an example, the compare page, the workshops list and a lesson with no English interface
 text, apart from an allow-list of what stays English on purpose; screenshots at 1440×900 and 390×844.
 
-What stays English, and why (reviewed; keep it short):
-- Kubernetes' own words: object kinds, field names, gate names, component names, the scheduler's and the
-  apiserver's messages, CEL, quantities — users type and search them. They are found by the elements
-  that carry them (`lang="en"`, code, the YAML editor) or by the patterns below.
-- Names from the scenario (nodes, devices, pools, claims, drivers) and the product's name.
-- The shipped workshop's lesson content, this round (its Korean text waits for the per-language format);
-  it is marked `lang="en"`, so it is skipped with the rest of `lang="en"`. The chrome around it is not.
+What stays English, and why: tests/web/korean_text.py (the allow-list, shared with the web audit
+tests/web/test_korean_pages.py, which reads the rendered HTML of every page without a browser).
 """
-import re
-
 import pytest
 
 pytest.importorskip("playwright")
 
 from playwright.sync_api import Browser, expect  # noqa: E402
+
+from tests.web.korean_text import english_left  # noqa: E402  (the allow-list, shared with the web audit)
 
 from .helpers import SCREENSHOTS  # noqa: E402
 
@@ -44,24 +39,9 @@ MARK_NOT_READ = """(selector) => {
 }"""
 SIZES = {"1440x900": (1440, 900), "390x844": (390, 844)}
 
-# Words that stay English everywhere: Kubernetes' vocabulary and the scenario's names.
-ALLOWED_WORDS = {
-    "DRA", "Playground", "YAML", "CLI", "API", "CEL", "JSON", "UTC", "Ctrl", "Enter", "Esc", "Tab", "GA",
-    "English", "Alt", "kubectl", "kubelet", "MIG", "vGPU", "GPU", "GPUs", "NIC", "NUMA", "RBAC", "PATCH", "PUT", "KiB",
-}
-ALLOWED = [
-    re.compile(r"^[\w./:@#=*\-]+$"),  # one identifier: a node, a device, a gate, a field path, a driver
-    re.compile(r"\b(kube-apiserver|kube-scheduler|kube-controller-manager|resource-claim controller)\b"),
-    re.compile(r"[A-Z][a-z]+[A-Z]\w*"),  # CamelCase: kinds and gate names (ResourceClaim, DRAAdminAccess)
-    re.compile(r"\b[a-z]+[A-Z]\w*\b"),  # camelCase: field names (allowMultipleAllocations)
-    re.compile(r"--[a-z][\w-]*"),  # a component's flag (--emulated-version)
-    re.compile(r"[\w-]+(\.[\w-]+)+(/[\w.-]+)*"),  # a driver or domain, a dotted field path (status.devices)
-    re.compile(r"[\w-]+/[\w./-]+"),  # namespace/name, driver/pool, resource/subresource
-]
-
 VISIBLE_TEXT = """() => {
   const out = [];
-  const skip = (el) => el.closest('[lang="en"], code, pre, kbd, script, style, textarea, .cm-editor, .lesson-text, [hidden], template, [data-not-read]');
+  const skip = (el) => el.closest('[lang="en"], code, pre, kbd, script, style, textarea, .cm-editor, [hidden], template, [data-not-read]');
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
@@ -80,23 +60,6 @@ VISIBLE_TEXT = """() => {
   }
   return out;
 }"""
-
-
-def english_left(texts: list, scenario: str = "") -> list:
-    """The texts that still read as English interface words once Kubernetes' words, and the names the
-    scenario itself holds (its devices, counters, pools, attributes), are taken out."""
-    names = set(re.findall(r"[A-Za-z]{3,}", scenario))
-    left = []
-    for text in texts:
-        if re.search(r"[가-힣]", text):
-            continue  # a Korean sentence, which may name kinds, fields and gates
-        rest = text
-        for pattern in ALLOWED:
-            rest = pattern.sub(" ", rest)
-        words = [w for w in re.findall(r"[A-Za-z]{3,}", rest) if w not in ALLOWED_WORDS and w not in names]
-        if words:
-            left.append(text)
-    return left
 
 
 @pytest.fixture

@@ -368,6 +368,155 @@ def test_a_tie_in_the_scores_is_explained_in_korean():
     assert "노드 2개가 최고 점수를 함께 받았어요(node-a, node-b)" in body and "share the best score" not in body
 
 
+NOTES_TAGS = Template(
+    "{% load wording_tags %}{% for pod in pods %}<div>{{ pod|pod_message }}{% for n in pod.nodes %}"
+    "{% for d in n.details %}<p>{{ d|pod_detail }}</p>{% endfor %}{% endfor %}"
+    "{% for note in pod.notes %}<p>{% pod_note pod note %}</p>{% endfor %}</div>{% endfor %}")
+
+
+def notes_page(text: str, language: str) -> tuple[str, object]:
+    _, outcome = allocate_text(text)
+    with translation.override(language):
+        return NOTES_TAGS.render(Context({"pods": outcome.pods})), outcome
+
+
+def test_the_pods_notes_and_the_numbers_behind_a_nodes_reason_read_in_korean_from_their_data():
+    big = k.pod("big", requests={"cpu": "2"})
+    big["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+    gated = k.pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    grouped = k.pod("grouped")
+    grouped["spec"]["schedulingGroup"] = {"podGroupName": "team"}
+    text = k.dump(k.node("node-a", taints=[{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}],
+                         allocatable={"cpu": "4", "memory": "4Gi", "pods": "110"}),
+                  k.node("node-b", allocatable={"cpu": "1", "memory": "1Gi", "pods": "110"}),
+                  big, gated, k.pod("orphan", templates=[("gpu", "no-such-template")]), grouped)
+    body, outcome = notes_page(text, "ko")
+    english, _ = notes_page(text, "en")
+    assert not HANGUL.search(english) and 'lang="en"' not in english
+    assert "cpu: the pod asks 2, 0 of 1 in use" in english and "taint dedicated=infra:NoSchedule is not tolerated" in english
+    # the JSON keeps the engine's English, whatever the page's language
+    from allocator.engine.report import to_json
+
+    with translation.override("ko"):
+        data = {p["name"]: p for p in json.loads(to_json(outcome))["pods"]}
+    assert data["gated"]["notes"] == ["the scheduler does not try the pod until this is resolved (PreEnqueue)"]
+    assert data["big"]["nodes"][1]["details"] == ["cpu: the pod asks 2, 0 of 1 in use"]
+    # node details: the taint and NodeResourcesFit's numbers
+    assert "<p>테인트 dedicated=infra:NoSchedule을(를) 허용하는 톨러레이션이 없어요</p>" in body
+    assert "<p>cpu: 파드 요청 2, 사용 중 0 / 전체 1</p>" in body
+    # not modelled: the plugin names stay
+    assert "모델링하지 않음: 이 파드의 호스트 포트(NodePorts)." in body
+    # scheduling gates: the plugin's message verbatim, glossed; PreEnqueue's note in Korean
+    assert ('<span lang="en">waiting for scheduling gates: [example.com/wait]</span> <span class="gloss">— 스케줄링 '
+            "게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요.</span>") in body
+    assert "이 문제가 풀릴 때까지 스케줄러는 이 파드를 시도하지 않아요(PreEnqueue)" in body
+    rows = pods_page(text, "ko").split("<div>")[2]  # the gated pod: its line, then each node's reason, glossed
+    assert rows.count('<span lang="en">waiting for scheduling gates: [example.com/wait]</span> <span class="gloss">— '
+                      "스케줄링 게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요.</span>") == 3
+    # the resourceclaim controller's event message stays as Kubernetes writes it inside the Korean sentence
+    assert ('resourceclaim 컨트롤러가 클레임을 만들 수 없어요(이벤트 FailedResourceClaimCreation: PodResourceClaim gpu: '
+            "resource claim template &quot;no-such-template&quot;: resourceclaimtemplate.resource.k8s.io "
+            "&quot;no-such-template&quot; not found)") in body
+    assert "resourceclaim 컨트롤러가 이 파드의 리소스클레임을 아직 만들지 않았어요." in body
+    # a PodGroup with GenericWorkload off
+    assert "GenericWorkload 기능 게이트가 꺼져 있어요. 스케줄러는 파드그룹(PodGroup)을 모르고" in body
+    notes = [n for p in body.split("<div>")[1:] for n in re.findall(r"<p>(.*?)</p>", p)]
+    assert notes and not [n for n in notes if 'lang="en"' in n]
+
+
+POOLS_TAGS = Template("{% load wording_tags %}{% for p in pools %}<li>{{ p.reason|pool_reason }}</li>{% endfor %}")
+
+
+def test_a_pools_reason_reads_in_korean_and_the_allocators_own_words_stay_with_a_gloss():
+    incomplete = k.dump(k.node("node-a"), k.device_class(), k.resource_slice("node-a", [k.gpu("gpu-0", 0)], count=2),
+                        k.claim("one", k.claim_spec(k.request())))
+    invalid = k.dump(k.node("node-b"), k.device_class(), k.resource_slice("node-b", [k.gpu("gpu-0", 0)], count=2),
+                     k.resource_slice("node-b", [k.gpu("gpu-0", 0)], count=2, suffix="q9z8w"),
+                     k.claim("one", k.claim_spec(k.request())))
+    pages = {}
+    for name, text, node in (("incomplete", incomplete, "node-a"), ("invalid", invalid, "node-b")):
+        _, outcome = allocate_text(text, node_name=node)
+        for language in ("en", "ko"):
+            with translation.override(language):
+                pages[name, language] = POOLS_TAGS.render(Context({"pools": outcome.explanation.pools}))
+                if language == "ko" and name == "invalid":
+                    report = wording.human_report(outcome)
+    assert pages["incomplete", "en"] == "<li>1 of 2 slices (resourceSliceCount) of generation 1 are visible to the " \
+        "scheduler</li>"
+    assert pages["incomplete", "ko"] == "<li>세대 1의 슬라이스 2개(resourceSliceCount) 중 1개만 스케줄러에 보여요</li>"
+    assert pages["invalid", "en"] == "<li>duplicate device name gpu-0</li>"
+    assert pages["invalid", "ko"] == '<li><span lang="en">duplicate device name gpu-0</span> <span class="gloss">— ' \
+        "풀의 디바이스 두 개가 같은 이름 gpu-0을(를) 써요.</span></li>"
+    assert "풀 gpu.example.com/node-b: 유효하지 않음: duplicate device name gpu-0 (풀의 디바이스 두 개가" in report
+    with translation.override("ko"):
+        assert wording.slice_reason("it publishes sharedCounters and DRAPartitionableDevices is disabled").text == \
+            "sharedCounters를 게시하는데 DRAPartitionableDevices 기능 게이트가 비활성화되어 있어요"
+
+
+def test_the_scheduling_runs_warnings_and_a_pods_workload_read_in_korean_on_the_page_and_in_the_cli(client, capsys):
+    from allocator import cli
+
+    body = client.get("/?example=deployment-claim-template", **KO).content.decode()
+    assert "파드: 호스트 포트, 볼륨, 우선순위는 검사하지 않고" in body and "host ports, volumes and priority" not in body
+    english = client.get("/?example=deployment-claim-template").content.decode()
+    assert "Pods: host ports, volumes and priority are not checked" in english
+    path = ROOT / "allocator" / "examples" / "deployment-claim-template.yaml"
+    assert cli.main([str(path), "--lang", "ko"]) == 0
+    report = capsys.readouterr().out
+    assert "\n경고: 파드: 호스트 포트, 볼륨, 우선순위는 검사하지 않고" in report
+    assert re.search(r"\n  만든 곳: Deployment inference/server \(ReplicaSet inference/server-\w+\)\n", report)
+    assert cli.main([str(path)]) == 0
+    assert "Warning: Pods: host ports" in capsys.readouterr().out
+
+
+def test_a_gang_and_a_shared_claim_are_said_in_korean_from_their_data():
+    from allocator.engine.gates import ComponentGates, gates_from_dict
+    from tests.engine.test_podgroups import cluster, member, pod_group
+
+    on = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
+    _, outcome = allocate_text(cluster(pod_group(min_count=2), member("t-0"), member("t-1")), gates=on)
+    with translation.override("ko"):
+        said = [wording.pod_note(outcome.pods[0], n) for n in outcome.pods[0].notes]
+    assert [w.text for w in said if "갱(gang)" in w] == [
+        "파드그룹(PodGroup) default/trainers는 갱(gang) 스케줄링을 요청해요(minCount 2). kube-scheduler는 그 파드를 "
+        "모두 바인딩하거나 하나도 바인딩하지 않지만, 플레이그라운드는 하나씩 배치하고 들어맞은 파드를 되돌리지 않아요"]
+    held = k.claim("shared-gpu", k.claim_spec(k.request()), allocation=k.allocation_on("node-b", ("gpu", "gpu-0")),
+                   reserved_for=["runner"])
+    text = k.dump(k.node("node-a"), k.node("node-b"), k.device_class(), k.resource_slice("node-b", [k.gpu("gpu-0", 0)]),
+                  held, k.pod("runner", claims=[("gpu", "shared-gpu")], node_name="node-b"),
+                  k.pod("helper", claims=[("gpu", "shared-gpu")]))
+    body, _ = notes_page(text, "ko")
+    assert ("클레임 default/shared-gpu는 할당됐고 runner가 사용 중이에요. 파드가 이 클레임을 공유하므로, 그 할당을 쓸 수 있는 "
+            "곳에서만 실행될 수 있어요") in body
+
+
+def test_a_scheduling_runs_message_names_its_pod_in_korean_and_keeps_the_schedulers_words(client):
+    text = one_gpu_cluster(k.pod("first", templates=[("gpu", "one-gpu")]),
+                           k.pod("second", templates=[("gpu", "one-gpu")]), k.pod("third", templates=[("gpu", "one-gpu")]))
+    message = "0/3 nodes are available: 1 cannot allocate all claims, 1 node(s) had untolerated taint(s), " \
+              "1 node(s) were unschedulable."
+    body = client.post("/", {"scenario": text, "gates-submitted": "1"}, HTTP_HX_REQUEST="true", **KO).content.decode()
+    assert (f'<p class="message">파드 default/second: <span lang="en">{escape(message)}</span> (스케줄링되지 않은 파드 '
+            "1개 더) <span class=\"gloss\">— 노드 3개 중") in body
+    english = client.post("/", {"scenario": text, "gates-submitted": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert f'<p class="message">pod default/second: {escape(message)} (1 more pod not scheduled)' in english
+
+
+def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
+    with translation.override("ko"):
+        label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
+        assert label.text == "Deployment default/web (ReplicaSet default/web-5d8f7c9b4, pod-template-hash는 추정값)"
+        assert label.lang is None
+        assert wording.workload_label("Job default/nightly (Job default/nightly-29000000)").text == \
+            "Job default/nightly (Job default/nightly-29000000)"
+        assert "hash estimated" not in wording.workload_line("Deployment default/web (ReplicaSet default/web-x, "
+                                                              "hash estimated)", 2)
+    with translation.override("en"):
+        assert wording.workload_label("Deployment default/web (ReplicaSet default/web-x, hash estimated)") == \
+            "Deployment default/web (ReplicaSet default/web-x, hash estimated)"
+
+
 def test_the_workload_line_and_score_labels_have_korean_words():
     with translation.override("ko"):
         assert wording.workload_line("Deployment default/web", 3) == \
@@ -462,6 +611,21 @@ def test_the_api_adds_a_korean_text_object_with_lang_ko_and_keeps_its_english_ke
     assert unknown == english
 
 
+def test_the_apis_korean_text_says_a_pods_notes_and_its_gate_message_gloss(client):
+    gated = k.pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    scenario = k.dump(k.node("node-a"), gated)
+    english = client.post("/api/v1/allocate", data=scenario, content_type="application/yaml").json()
+    korean = client.post("/api/v1/allocate?lang=ko", data=scenario, content_type="application/yaml").json()
+    text = korean.pop("text")
+    assert korean == english
+    assert english["pods"][0]["notes"] == ["the scheduler does not try the pod until this is resolved (PreEnqueue)"]
+    pod = text["pods"][0]
+    assert pod["message"] == "waiting for scheduling gates: [example.com/wait]"  # the plugin's words
+    assert pod["messageGloss"] == "스케줄링 게이트 example.com/wait가 모두 없어질 때까지 파드는 기다려요."
+    assert pod["notes"] == ["이 문제가 풀릴 때까지 스케줄러는 이 파드를 시도하지 않아요(PreEnqueue)"]
+
+
 # --- the glossary's terms in the catalogue ----------------------------------------------------------------
 
 SPEC_GLOSSARY = Path("/work/shared/spec/glossary-ko.md")
@@ -532,6 +696,33 @@ def test_every_refusal_the_replay_of_a_gallery_example_shows_reads_in_korean():
         with translation.override("en"):
             assert panels.replay_data(explanation)["strings"] == english
     assert met > 20
+
+
+def test_a_replay_refusal_the_why_table_does_not_hold_is_said_in_korean_with_its_own_numbers():
+    """The replay keeps the facts of every refusal it meets (not in the JSON); one met at another moment
+    than the why table's is said from them, so its numbers and names are the ones of that moment."""
+    from allocator import panels
+    from allocator.engine.report import to_json
+
+    met = 0
+    for example in gallery.all_examples():
+        outcome = _run(example)
+        explanation = outcome.explanation
+        if explanation is None or not explanation.trace.steps:
+            continue
+        table = {row.reason for row in explanation.rows()}
+        with translation.override("ko"):
+            strings = panels.replay_data(explanation)["strings"]
+        for index, refusal in explanation.trace.refusals.items():
+            english = explanation.trace.strings[index]
+            if english in table or not refusal["facts"]:
+                continue
+            met += 1
+            values = [str(v) for v in refusal["facts"].values() if isinstance(v, (str, int))]
+            assert values and all(v in strings[index] for v in values), (example.slug, english, strings[index])
+            assert HANGUL.search(strings[index]) and strings[index] != english
+        assert "refusals" not in json.dumps(json.loads(to_json(outcome, with_explanation=True)).get("explanation") or {})
+    assert met >= 1
 
 
 def test_the_cli_report_in_korean_words_pods_and_the_status_writers(capsys):
