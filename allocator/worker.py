@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import NamedTuple
 
-from allocator import run_settings
+from allocator import answers, run_settings
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
 from allocator.run_settings import RunSettings, run_in_process
@@ -54,16 +54,29 @@ def gave_up(reason: str) -> Outcome:
 
 # ---- worker process side -------------------------------------------------------------
 
-def _run_one(run: RunSettings) -> bytes:
+def _run_one(job: RunSettings | answers.Question) -> bytes:
+    """One job: a RunSettings gives back (scenario, outcome); an API Question gives back only its
+    bounded answer and slim outcome (`reply`), made here, inside this process's limits."""
+    run = job.run if isinstance(job, answers.Question) else job
     try:
         scenario, outcome = run_in_process(run)
-        return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
+        return reply(job, without_source(scenario), outcome)
     except MemoryError:
         raise
     except Exception as exc:  # a bug, or input the engine does not survive: show it, do not crash the page
         traceback.print_exc()
         outcome = Outcome(INVALID, message=f"the allocator failed on this input ({type(exc).__name__}: {exc})")
-        return pickle.dumps((None, outcome), protocol=pickle.HIGHEST_PROTOCOL)
+        return reply(job, None, outcome)
+
+
+def reply(job, scenario: Scenario | None, outcome: Outcome) -> bytes:
+    """What goes back through the pipe (and into the results cache) for a job: pickled (scenario,
+    outcome) for a RunSettings; pickled (answer JSON, slim outcome) for an answers.Question."""
+    return pickle.dumps(_result(job, scenario, outcome), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _result(job, scenario: Scenario | None, outcome: Outcome) -> tuple:
+    return answers.answer(outcome, job) if isinstance(job, answers.Question) else (scenario, outcome)
 
 
 def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
@@ -178,8 +191,9 @@ class WorkerPool:
         with self._lock:
             self._idle.append(worker)
 
-    def run(self, run: RunSettings, *, heavy: bool = False) -> Ran:
-        """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
+    def run(self, run: RunSettings | answers.Question, *, heavy: bool = False) -> Ran:
+        """The job's reply (`reply`: for a RunSettings, its pickled (scenario, outcome)), and how it
+        ended. A `heavy` run (its client's
         recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
         runs at a lower CPU priority."""
         waited_until = time.monotonic() + self.queue_wait
@@ -203,8 +217,8 @@ class WorkerPool:
                 if not worker.conn.poll(self.timeout):
                     worker.stop()
                     logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
-                    return Ran(pickle.dumps((None, gave_up(
-                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))),
+                    return Ran(reply(run, None, gave_up(
+                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here")),
                         False, None, timed_out=True)
                 kind, payload, seconds = worker.conn.recv()
             except (EOFError, OSError):
@@ -219,7 +233,7 @@ class WorkerPool:
                 reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
             else:
                 reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
-            return Ran(pickle.dumps((None, gave_up(reason))), False)
+            return Ran(reply(run, None, gave_up(reason)), False)
         finally:
             self._slots.release()
 
@@ -302,6 +316,24 @@ def run_bounded(run: RunSettings) -> tuple[Scenario | None, Outcome]:
 
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
+    return _bounded(run, run, result_key(run))
+
+
+def answer_bounded(question: answers.Question) -> tuple[bytes, Outcome]:
+    """The API's answer to a question: (its bounded JSON, the slim outcome, `answers.answer`), made in
+    the worker process under the same limits as the run, admitted and cached as `run_bounded` is. The
+    web process receives only these, never the whole explanation."""
+    return _bounded(question, question.run, answer_key(question))
+
+
+def answer_key(question: answers.Question) -> str:
+    """The cache key of an API answer: its run's, plus the slice and the size its bounds follow from."""
+    explain = question.explain
+    return (f"{result_key(question.run)}:answer:{explain.start}:{explain.requests}:{explain.rows}:"
+            f"{question.question_bytes}:{int(question.with_rows)}")
+
+
+def _bounded(job, run: RunSettings, key: str) -> tuple:
     from django.conf import settings
 
     from allocator import fairness, safe_cache
@@ -309,20 +341,19 @@ def run_bounded(run: RunSettings) -> tuple[Scenario | None, Outcome]:
     if run.client is None:
         raise NotAdmitted("run settings without a client: admit the run (RunSettings.admitted) before running it")
     client = run.client
-    key = result_key(run)
     cached = safe_cache.get(key)
     if cached is not None:
         return pickle.loads(cached)
     with fairness.admitted(client):
         if getattr(settings, "ALLOCATOR_ISOLATION", "process") == "inline":
             started = time.monotonic()
-            payload = _run_one(run)
+            payload = _run_one(job)
             ran = Ran(payload, True, time.monotonic() - started)
         else:
             try:
-                ran = get_pool().run(run, heavy=fairness.heavy(client))
+                ran = get_pool().run(job, heavy=fairness.heavy(client))
             except PoolBusy as exc:
-                return None, gave_up(str(exc))
+                return _result(job, None, gave_up(str(exc)))
     result = pickle.loads(ran.payload)
     if _met_time_limit(ran, result[1]):
         fairness.charge_slow_run(client)

@@ -32,13 +32,14 @@ def crash(settings):
     os._exit(3)
 
 
-def echo(settings):
-    return pickle.dumps((None, gave_up(f"echo {settings.scenario}")))
+def echo(job):
+    """A run that says its scenario; for an API question (answers.Question), its answer says it."""
+    return worker.reply(job, None, gave_up(f"echo {getattr(job, 'run', job).scenario}"))
 
 
-def nap(settings):
-    time.sleep(float(settings.scenario))
-    return echo(settings)
+def nap(job):
+    time.sleep(float(getattr(job, "run", job).scenario))
+    return echo(job)
 
 
 def message(payload: bytes) -> str:
