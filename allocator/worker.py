@@ -35,6 +35,8 @@ DEFAULT_TIMEOUT = 10.0  # seconds for one run, parsing and explanation included
 DEFAULT_MEMORY_MB = 1024  # address space of one worker process
 DEFAULT_WORKERS = 2  # worker processes per server process
 DEFAULT_QUEUE_WAIT = 15.0  # how long a request waits for a free worker
+WORKER_START_TIMEOUT = 30.0  # a new worker process that has not said it is ready by then is dropped
+DEFAULT_LONG_RUN = 0.5  # a run still going after this many seconds steps aside (WorkerPool)
 CACHE_MAX_BYTES = 512 * 1024  # larger results are not cached
 CACHE_SECONDS = 3600
 # A run stopped by its memory limit or a crash stops the same way again; kept briefly only.
@@ -89,6 +91,7 @@ def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    conn.send(("ready", None, None))  # a run's clocks start from here, not from the process start
     while True:
         try:
             run = conn.recv()
@@ -138,6 +141,12 @@ class _Worker:
                                        daemon=True, name="allocator-worker")
         self.process.start()
         child.close()
+        self.ready = False  # until its first message: the process has started and set its limits
+
+    def wait_ready(self, seconds: float) -> bool:
+        if not self.ready and self.conn.poll(seconds):
+            self.ready = self.conn.recv()[0] == "ready"
+        return self.ready
 
     def stop(self) -> None:
         try:
@@ -149,21 +158,31 @@ class _Worker:
 
 
 class WorkerPool:
-    """Up to `size` worker processes, started on demand and reused; one run per worker at a time.
+    """Worker processes, started on demand and reused; one run per worker at a time, in two lanes:
+
+    - `size` workers for ordinary runs, at the server's CPU priority;
+    - `heavy_size` (half as many, at least one) more for heavy runs, HEAVY_NICENESS lower: runs of
+      clients whose recent runs were long (allocator.fairness), and runs that are still going
+      after `long_after` seconds. Such a run steps aside: its worker is reniced and, when a heavy
+      place is free, the run moves there and leaves its ordinary place to the next run.
+
+    So a client looping on worst-case searches holds an ordinary worker for `long_after` seconds
+    at most, once, and small runs always find one; the niced workers get the cores the ordinary
+    ones leave. At most size + heavy_size processes run at once.
 
     `job` is the module-level function a worker applies to each RunSettings; it returns bytes.
     """
 
     def __init__(self, *, size: int = DEFAULT_WORKERS, timeout: float = DEFAULT_TIMEOUT,
-                 memory_mb: int = DEFAULT_MEMORY_MB, queue_wait: float = DEFAULT_QUEUE_WAIT, job=_run_one):
+                 memory_mb: int = DEFAULT_MEMORY_MB, queue_wait: float = DEFAULT_QUEUE_WAIT, job=_run_one,
+                 long_after: float = DEFAULT_LONG_RUN):
         self.size = max(1, size)
         self.timeout = timeout
         self.memory_bytes = max(0, memory_mb) * 1024 * 1024
         self.queue_wait = queue_wait
+        self.long_after = long_after  # 0: runs never step aside
         self.job = job
         self._slots = threading.BoundedSemaphore(self.size)
-        # Runs of clients whose recent runs ended at a time limit (allocator.fairness) may hold
-        # only half of the workers, so everyone else always finds one free.
         self.heavy_size = max(1, self.size // 2)
         self._heavy_slots = threading.BoundedSemaphore(self.heavy_size)
         self._idle: list[_Worker] = []
@@ -188,54 +207,77 @@ class WorkerPool:
         return _Worker(self._context, self.memory_bytes, self.job, heavy)
 
     def _checkin(self, worker: _Worker) -> None:
+        """Back to the idle workers, unless its lane has as many idle as places already (a run that
+        stepped aside took its worker to the heavy lane)."""
         with self._lock:
-            self._idle.append(worker)
+            places = self.heavy_size if worker.heavy else self.size
+            if sum(1 for w in self._idle if w.heavy == worker.heavy) < places:
+                self._idle.append(worker)
+                return
+        worker.stop()
 
-    def run(self, run: RunSettings | answers.Question, *, heavy: bool = False) -> Ran:
+    def run(self, run: RunSettings | answers.Question, *, heavy: bool = False, on_long=None) -> Ran:
         """The job's reply (`reply`: for a RunSettings, its pickled (scenario, outcome)), and how it
-        ended. A `heavy` run (its client's
-        recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
-        runs at a lower CPU priority."""
-        waited_until = time.monotonic() + self.queue_wait
-        if heavy and not self._heavy_slots.acquire(timeout=self.queue_wait):
-            raise PoolBusy(f"the allocation workers that may take long runs stayed busy for {self.queue_wait:g} s; "
-                           "try again in a moment")
+        ended. A `heavy` run waits for a place in the heavy lane; an ordinary one for an ordinary
+        place, and steps aside when it runs long (then `on_long()` is called, for the client's
+        account)."""
+        lane = self._heavy_slots if heavy else self._slots
+        if not lane.acquire(timeout=self.queue_wait):
+            which = "that take long runs " if heavy else ""
+            raise PoolBusy(f"the allocation workers {which}stayed busy for {self.queue_wait:g} s; try again in a moment")
+        held = [lane]
         try:
-            return self._run(run, waited_until, heavy)
+            return self._run(run, heavy, on_long, held)
         finally:
-            if heavy:
-                self._heavy_slots.release()
+            held[0].release()
 
-    def _run(self, run: RunSettings, waited_until: float, heavy: bool) -> Ran:
-        if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
-            raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
+    def _step_aside(self, worker: _Worker, held: list) -> None:
+        """A long ordinary run: its worker gets the heavy lane's priority (and stays in that lane),
+        and the run takes a free heavy place, giving its ordinary one back, if there is one."""
         try:
-            worker = self._checkout(heavy)
+            now = os.getpriority(os.PRIO_PROCESS, worker.process.pid)
+            os.setpriority(os.PRIO_PROCESS, worker.process.pid, min(19, now + HEAVY_NICENESS))
+        except OSError:  # the process is gone: the poll after this sees it
+            return
+        worker.heavy = True
+        if self._heavy_slots.acquire(blocking=False):
+            held[0].release()
+            held[0] = self._heavy_slots
+
+    def _run(self, run, heavy: bool, on_long, held: list) -> Ran:
+        worker = self._checkout(heavy)
+        try:
+            if not worker.wait_ready(WORKER_START_TIMEOUT):
+                raise EOFError("the worker process did not start")
             started = time.monotonic()
-            try:
-                worker.conn.send(run)
-                if not worker.conn.poll(self.timeout):
-                    worker.stop()
-                    logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
-                    return Ran(reply(run, None, gave_up(
-                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here")),
-                        False, None, timed_out=True)
-                kind, payload, seconds = worker.conn.recv()
-            except (EOFError, OSError):
-                kind, payload, seconds = "died", None, None
-            if kind == "ok":
-                self._checkin(worker)
-                return Ran(payload, True, seconds)
-            worker.stop()
-            limit = self.memory_bytes >> 20
-            logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
-            if kind == "memory":
-                reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
-            else:
-                reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
-            return Ran(reply(run, None, gave_up(reason)), False)
-        finally:
-            self._slots.release()
+            worker.conn.send(run)
+            ready = False
+            if not heavy and 0 < self.long_after < self.timeout:
+                ready = worker.conn.poll(self.long_after)
+                if not ready:
+                    self._step_aside(worker, held)
+                    if on_long is not None:
+                        on_long()
+            if not ready and not worker.conn.poll(max(0.0, self.timeout - (time.monotonic() - started))):
+                worker.stop()
+                logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
+                return Ran(reply(run, None, gave_up(
+                    f"the run was stopped after {self.timeout:g} s, the time limit for one run here")),
+                    False, None, timed_out=True)
+            kind, payload, seconds = worker.conn.recv()
+        except (EOFError, OSError):
+            kind, payload, seconds = "died", None, None
+        if kind == "ok":
+            self._checkin(worker)
+            return Ran(payload, True, seconds)
+        worker.stop()
+        limit = self.memory_bytes >> 20
+        logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
+        if kind == "memory":
+            reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
+        else:
+            reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
+        return Ran(reply(run, None, gave_up(reason)), False)
 
     def warm(self) -> None:
         """Start one worker now, so the first visitor does not wait for a process to start."""
@@ -265,6 +307,7 @@ def get_pool() -> WorkerPool:
                 timeout=getattr(settings, "ALLOCATOR_TIMEOUT", DEFAULT_TIMEOUT),
                 memory_mb=getattr(settings, "ALLOCATOR_MEMORY_MB", DEFAULT_MEMORY_MB),
                 queue_wait=getattr(settings, "ALLOCATOR_QUEUE_WAIT", DEFAULT_QUEUE_WAIT),
+                long_after=getattr(settings, "ALLOCATOR_LONG_RUN", DEFAULT_LONG_RUN),
             )
         return _pool
 
@@ -351,7 +394,8 @@ def _bounded(job, run: RunSettings, key: str) -> tuple:
             ran = Ran(payload, True, time.monotonic() - started)
         else:
             try:
-                ran = get_pool().run(job, heavy=fairness.heavy(client))
+                ran = get_pool().run(job, heavy=fairness.heavy(client),
+                                     on_long=lambda: fairness.charge_long_run(client))
             except PoolBusy as exc:
                 return _result(job, None, gave_up(str(exc)))
     result = pickle.loads(ran.payload)

@@ -42,6 +42,12 @@ def nap(job):
     return echo(job)
 
 
+def nap_then_nice(job):
+    """Sleeps as long as its scenario says, then says its worker's niceness."""
+    time.sleep(float(getattr(job, "run", job).scenario))
+    return worker.reply(job, None, gave_up(f"nice {os.nice(0)}"))
+
+
 def message(payload: bytes) -> str:
     return pickle.loads(payload)[1].message
 

@@ -1,5 +1,6 @@
 """Fair shares of the allocation workers: one client (address) cannot hold them all, and a client
 whose runs keep ending at the time limit waits, while everyone else keeps being served."""
+import os
 import threading
 import time
 
@@ -125,5 +126,37 @@ def test_runs_of_a_client_that_met_the_time_limit_leave_workers_for_everyone_els
         assert time.monotonic() - started < 2.0, "a worker was left free for a client in good standing"
         for thread in heavy:
             thread.join()
+    finally:
+        pool.close()
+
+
+def test_a_new_clients_long_run_steps_aside_and_a_small_run_does_not_wait_for_it(settings, monkeypatch):
+    """Issue 27's victim: each attacker's first worst search ran at full priority on an ordinary
+    worker for its whole 10 s, so eight new addresses held every worker. Now a run still going after
+    ALLOCATOR_LONG_RUN seconds is reniced, moves to the heavy lane and gives its worker back, and its
+    client's next runs start in the heavy lane."""
+    from allocator import fairness
+    from tests.test_worker import LOWEST_PRIORITY, message, nap_then_nice
+
+    settings.ALLOCATOR_SLOW_RUNS = "100/600"
+    pool = WorkerPool(size=1, timeout=10, job=nap_then_nice, long_after=0.2)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    server = os.nice(0)
+    long = {}
+    try:
+        thread = threading.Thread(target=lambda: long.update(
+            answer=run_bounded(RunSettings(scenario="2.5").admitted("198.51.100.20"))[1]))
+        thread.start()
+        time.sleep(0.6)
+        started = time.monotonic()
+        _, small = run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.21"))
+        assert time.monotonic() - started < 1.5, "the only ordinary worker was given back"
+        assert small.message == f"search gave up: nice {server}", "the small run kept the server's priority"
+        thread.join()
+        assert long["answer"].message == f"search gave up: nice {min(LOWEST_PRIORITY, server + worker.HEAVY_NICENESS)}"
+        assert fairness.heavy("198.51.100.20") and not fairness.heavy("198.51.100.21")
+        heavy = pool.run(RunSettings(scenario="0.01"), heavy=True).payload
+        assert message(heavy) == long["answer"].message, "the stepped-aside worker now serves the heavy lane"
+        assert pool.started == 2
     finally:
         pool.close()
