@@ -94,7 +94,7 @@ def heavy(client: str | None) -> bool:
     if not client or limit <= 0:
         return False
     key, _ = _slow_key(client, window, time.time())
-    return safe_cache.read_count(key) > 0 or safe_cache.read_count(_long_key(key)) > 0
+    return safe_cache.read_count(_heavy_key(key)) > 0
 
 
 def charge_long_run(client: str | None) -> None:
@@ -103,11 +103,12 @@ def charge_long_run(client: str | None) -> None:
     limit, window = _slow_rate()
     if client and limit > 0:
         key, _ = _slow_key(client, window, time.time())
-        safe_cache.count(_long_key(key), timeout=window + 5)
+        safe_cache.count(_heavy_key(key), timeout=window + 5)
 
 
-def _long_key(slow_key: str) -> str:
-    return "long-" + slow_key
+def _heavy_key(slow_key: str) -> str:
+    """Long runs and slow runs of the window together: one read tells whether the client is heavy."""
+    return "heavy-" + slow_key
 
 
 def charge_slow_run(client: str | None) -> None:
@@ -116,6 +117,7 @@ def charge_slow_run(client: str | None) -> None:
     if client and limit > 0:
         key, wait = _slow_key(client, window, time.time())
         safe_cache.count(key, timeout=window + 5)
+        safe_cache.count(_heavy_key(key), timeout=window + 5)
 
 
 def _duration(seconds: int) -> str:
