@@ -6,8 +6,8 @@ limit counts them), so one client looping on a worst-case search cannot slow eve
 - at most ALLOCATOR_SLOW_RUNS ("COUNT/SECONDS") runs of one client that end at a time limit
   (the engine's or the worker's) per window. Past that, the client's new runs are refused until
   the window ends; answers already in the results cache are still served;
-- from its first such run in a window, or its first run that went on past ALLOCATOR_LONG_RUN
-  seconds (allocator.worker.WorkerPool steps such a run aside), the client's runs are "heavy":
+- from its first such run in a window, or its first run that used ALLOCATOR_LONG_RUN seconds
+  of CPU (allocator.worker.WorkerPool steps such a run aside), the client's runs are "heavy":
   they run in each server process's heavy lane, on workers of lower CPU priority, so other
   clients always find an ordinary worker free.
 

@@ -36,7 +36,7 @@ DEFAULT_MEMORY_MB = 1024  # address space of one worker process
 DEFAULT_WORKERS = 2  # worker processes per server process
 DEFAULT_QUEUE_WAIT = 15.0  # how long a request waits for a free worker
 WORKER_START_TIMEOUT = 30.0  # a new worker process that has not said it is ready by then is dropped
-DEFAULT_LONG_RUN = 0.5  # a run still going after this many seconds steps aside (WorkerPool)
+DEFAULT_LONG_RUN = 0.5  # a run that has used this many seconds of CPU steps aside (WorkerPool)
 CACHE_MAX_BYTES = 512 * 1024  # larger results are not cached
 CACHE_SECONDS = 3600
 # A run stopped by its memory limit or a crash stops the same way again; kept briefly only.
@@ -133,6 +133,19 @@ class Ran(NamedTuple):
 HEAVY_NICENESS = 10  # steps below the server's own priority, at most to 19 (os.nice clamps)
 
 
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """The user + system CPU time of a process (Linux's /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class _Worker:
     def __init__(self, context, memory_bytes: int, job, heavy: bool = False):
         self.heavy = heavy
@@ -162,8 +175,8 @@ class WorkerPool:
 
     - `size` workers for ordinary runs, at the server's CPU priority;
     - `heavy_size` (half as many, at least one) more for heavy runs, HEAVY_NICENESS lower: runs of
-      clients whose recent runs were long (allocator.fairness), and runs that are still going
-      after `long_after` seconds. Such a run steps aside: its worker is reniced and, when a heavy
+      clients whose recent runs were long (allocator.fairness), and runs that have used
+      `long_after` seconds of CPU. Such a run steps aside: its worker is reniced and, when a heavy
       place is free, the run moves there and leaves its ordinary place to the next run.
 
     So a client looping on worst-case searches holds an ordinary worker for `long_after` seconds
@@ -231,6 +244,23 @@ class WorkerPool:
         finally:
             held[0].release()
 
+    def _finished_before_long(self, worker: _Worker, deadline: float) -> bool:
+        """Wait until the run has answered (True) or is long (False): it has used `long_after`
+        seconds of CPU, so a machine too busy to give it the CPU does not make every run long; where
+        a process's CPU time cannot be read, `long_after` seconds of the clock."""
+        base = process_cpu_seconds(worker.process.pid)
+        wait = self.long_after
+        while True:
+            if worker.conn.poll(max(0.0, min(wait, deadline - time.monotonic()))):
+                return True
+            now = process_cpu_seconds(worker.process.pid)
+            if base is None or now is None or time.monotonic() >= deadline:
+                return False
+            wait = self.long_after - (now - base)
+            if wait <= 0:
+                return False
+            wait = max(wait, 0.02)  # CPU time moves in ticks
+
     def _step_aside(self, worker: _Worker, held: list) -> None:
         """A long ordinary run: its worker gets the heavy lane's priority (and stays in that lane),
         and the run takes a free heavy place, giving its ordinary one back, if there is one."""
@@ -253,7 +283,7 @@ class WorkerPool:
             worker.conn.send(run)
             ready = False
             if not heavy and 0 < self.long_after < self.timeout:
-                ready = worker.conn.poll(self.long_after)
+                ready = self._finished_before_long(worker, started + self.timeout)
                 if not ready:
                     self._step_aside(worker, held)
                     if on_long is not None:

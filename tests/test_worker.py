@@ -48,6 +48,14 @@ def nap_then_nice(job):
     return worker.reply(job, None, gave_up(f"nice {os.nice(0)}"))
 
 
+def spin_then_nice(job):
+    """Uses as many seconds of CPU as its scenario says, then says its worker's niceness."""
+    until = time.process_time() + float(getattr(job, "run", job).scenario)
+    while time.process_time() < until:
+        pass
+    return worker.reply(job, None, gave_up(f"nice {os.nice(0)}"))
+
+
 def message(payload: bytes) -> str:
     return pickle.loads(payload)[1].message
 

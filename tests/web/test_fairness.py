@@ -132,31 +132,55 @@ def test_runs_of_a_client_that_met_the_time_limit_leave_workers_for_everyone_els
 
 def test_a_new_clients_long_run_steps_aside_and_a_small_run_does_not_wait_for_it(settings, monkeypatch):
     """Issue 27's victim: each attacker's first worst search ran at full priority on an ordinary
-    worker for its whole 10 s, so eight new addresses held every worker. Now a run still going after
-    ALLOCATOR_LONG_RUN seconds is reniced, moves to the heavy lane and gives its worker back, and its
-    client's next runs start in the heavy lane."""
+    worker for its whole 10 s, so eight new addresses held every worker. Now a run that has used
+    ALLOCATOR_LONG_RUN seconds of CPU is reniced, moves to the heavy lane and gives its worker back,
+    and its client's next runs start in the heavy lane."""
     from allocator import fairness
-    from tests.test_worker import LOWEST_PRIORITY, message, nap_then_nice
+    from tests.test_worker import LOWEST_PRIORITY, message, spin_then_nice
 
     settings.ALLOCATOR_SLOW_RUNS = "100/600"
-    pool = WorkerPool(size=1, timeout=10, job=nap_then_nice, long_after=0.2)
+    pool = WorkerPool(size=1, timeout=60, job=spin_then_nice, long_after=0.2)
     monkeypatch.setattr(worker, "get_pool", lambda: pool)
     server = os.nice(0)
     long = {}
     try:
+        pool.warm()
         thread = threading.Thread(target=lambda: long.update(
-            answer=run_bounded(RunSettings(scenario="2.5").admitted("198.51.100.20"))[1]))
+            answer=run_bounded(RunSettings(scenario="1.5").admitted("198.51.100.20"))[1]))
         thread.start()
-        time.sleep(0.6)
+        deadline = time.monotonic() + 30
+        while not fairness.heavy("198.51.100.20") and time.monotonic() < deadline:
+            time.sleep(0.05)  # it steps aside once it has used 0.2 s of CPU, however busy the machine is
+        assert fairness.heavy("198.51.100.20"), "the long run stepped aside"
         started = time.monotonic()
         _, small = run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.21"))
-        assert time.monotonic() - started < 1.5, "the only ordinary worker was given back"
+        assert thread.is_alive(), "the small run did not wait for the long one"
         assert small.message == f"search gave up: nice {server}", "the small run kept the server's priority"
         thread.join()
         assert long["answer"].message == f"search gave up: nice {min(LOWEST_PRIORITY, server + worker.HEAVY_NICENESS)}"
-        assert fairness.heavy("198.51.100.20") and not fairness.heavy("198.51.100.21")
+        assert not fairness.heavy("198.51.100.21")
         heavy = pool.run(RunSettings(scenario="0.01"), heavy=True).payload
         assert message(heavy) == long["answer"].message, "the stepped-aside worker now serves the heavy lane"
         assert pool.started == 2
     finally:
         pool.close()
+
+
+def test_a_run_that_waits_for_the_cpu_is_not_long(settings):
+    """On a machine too busy to give a run the CPU, the clock alone would make every run long (and
+    every client heavy): a run steps aside by the CPU it used, not by the time it waited."""
+    from tests.test_worker import nap_then_nice
+
+    pool = WorkerPool(size=1, timeout=10, job=nap_then_nice, long_after=0.1)
+    calls = []
+    try:
+        ran = pool.run(RunSettings(scenario="0.6"), on_long=lambda: calls.append(1))
+        assert message_of(ran) == f"search gave up: nice {os.nice(0)}" and calls == []
+    finally:
+        pool.close()
+
+
+def message_of(ran) -> str:
+    import pickle
+
+    return pickle.loads(ran.payload)[1].message
