@@ -176,12 +176,13 @@ class WorkerPool:
     - `size` workers for ordinary runs, at the server's CPU priority;
     - `heavy_size` (half as many, at least one) more for heavy runs, HEAVY_NICENESS lower: runs of
       clients whose recent runs were long (allocator.fairness), and runs that have used
-      `long_after` seconds of CPU. Such a run steps aside: its worker is reniced and, when a heavy
-      place is free, the run moves there and leaves its ordinary place to the next run.
+      `long_after` seconds of CPU. Such a run steps aside: its worker is reniced, and the run moves
+      to a heavy place, or while every one is taken to an overflow of `size` places, and leaves its
+      ordinary place to the next run (with the overflow full too, it keeps it).
 
     So a client looping on worst-case searches holds an ordinary worker for `long_after` seconds
-    at most, once, and small runs always find one; the niced workers get the cores the ordinary
-    ones leave. At most size + heavy_size processes run at once.
+    of CPU at most, once, and small runs find one; the niced workers get the cores the ordinary
+    ones leave. At most 2 * size + heavy_size processes run at once.
 
     `job` is the module-level function a worker applies to each RunSettings; it returns bytes.
     """
@@ -198,6 +199,9 @@ class WorkerPool:
         self._slots = threading.BoundedSemaphore(self.size)
         self.heavy_size = max(1, self.size // 2)
         self._heavy_slots = threading.BoundedSemaphore(self.heavy_size)
+        # Runs that stepped aside while every heavy place was taken (new clients' first long runs):
+        # at most `size` of them, so one process never runs more than 2 * size + heavy_size at once.
+        self._overflow = threading.BoundedSemaphore(self.size)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
@@ -263,16 +267,18 @@ class WorkerPool:
 
     def _step_aside(self, worker: _Worker, held: list) -> None:
         """A long ordinary run: its worker gets the heavy lane's priority (and stays in that lane),
-        and the run takes a free heavy place, giving its ordinary one back, if there is one."""
+        and the run takes a free heavy place, or else an overflow place, giving its ordinary one back."""
         try:
             now = os.getpriority(os.PRIO_PROCESS, worker.process.pid)
             os.setpriority(os.PRIO_PROCESS, worker.process.pid, min(19, now + HEAVY_NICENESS))
         except OSError:  # the process is gone: the poll after this sees it
             return
         worker.heavy = True
-        if self._heavy_slots.acquire(blocking=False):
-            held[0].release()
-            held[0] = self._heavy_slots
+        for lane in (self._heavy_slots, self._overflow):
+            if lane.acquire(blocking=False):
+                held[0].release()
+                held[0] = lane
+                return
 
     def _run(self, run, heavy: bool, on_long, held: list) -> Ran:
         worker = self._checkout(heavy)

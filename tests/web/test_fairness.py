@@ -184,3 +184,31 @@ def message_of(ran) -> str:
     import pickle
 
     return pickle.loads(ran.payload)[1].message
+
+
+def test_two_new_clients_long_runs_both_step_aside_when_the_heavy_lane_is_full(settings, monkeypatch):
+    """Eight new addresses' first worst searches: the heavy lane (one place here) fills with the
+    first; the next goes to the overflow instead of keeping the only ordinary worker."""
+    from allocator import fairness
+    from tests.test_worker import spin_then_nice
+
+    settings.ALLOCATOR_SLOW_RUNS = "100/600"
+    pool = WorkerPool(size=1, timeout=60, job=spin_then_nice, long_after=0.2)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    clients = ["198.51.100.30", "198.51.100.31"]
+    try:
+        threads = []
+        for client in clients:  # one after the other: each takes the only ordinary place, then leaves it
+            threads.append(threading.Thread(target=run_bounded, args=(RunSettings(scenario="1.5").admitted(client),)))
+            threads[-1].start()
+            deadline = time.monotonic() + 30
+            while not fairness.heavy(client) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert fairness.heavy(client), f"{client}'s long run stepped aside"
+        _, small = run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.32"))
+        assert small.message == f"search gave up: nice {os.nice(0)}"
+        assert all(thread.is_alive() for thread in threads), "the small run waited for neither long run"
+        for thread in threads:
+            thread.join()
+    finally:
+        pool.close()
