@@ -111,6 +111,19 @@ def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
         conn.send(("ok", payload, time.monotonic() - started))
 
 
+def warm_engine() -> None:
+    """Run each gallery example once in this process (allocator.worker_preload); never raises."""
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parent / "examples").glob("*.yaml")):
+        if path.name.startswith("index"):
+            continue
+        try:
+            run_in_process(RunSettings(scenario=path.read_text(encoding="utf-8")))
+        except Exception:  # a fork server that failed here would start no worker at all
+            continue
+
+
 # ---- server process side -------------------------------------------------------------
 
 class PoolBusy(Exception):
@@ -210,7 +223,7 @@ class WorkerPool:
         # from a threaded server process.
         self._context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if "forkserver" in methods:
-            self._context.set_forkserver_preload(["allocator.worker"])
+            self._context.set_forkserver_preload(["allocator.worker", "allocator.worker_preload"])
         self.started = 0  # worker processes started, for tests and logs
 
     def _checkout(self, heavy: bool = False) -> _Worker:

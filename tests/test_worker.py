@@ -56,6 +56,13 @@ def spin_then_nice(job):
     return worker.reply(job, None, gave_up(f"nice {os.nice(0)}"))
 
 
+def report_warm(job):
+    """Says whether this worker was forked from a fork server that ran the gallery (worker_preload)."""
+    import sys
+
+    return worker.reply(job, None, gave_up(f"warm {'allocator.worker_preload' in sys.modules}"))
+
+
 def message(payload: bytes) -> str:
     return pickle.loads(payload)[1].message
 
@@ -325,3 +332,17 @@ def test_a_change_of_a_table_the_engine_reads_is_a_new_version_so_the_cache_miss
     path = engine / table
     path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert version.engine_fingerprint(engine) != before
+
+
+def test_workers_fork_from_a_server_that_ran_the_gallery_once():
+    """A new worker's first run of a lesson paid for compiling what the engine builds on first use
+    (30-270 ms of CPU on the shipped workshop); forked from a warmed fork server it does not."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork server on this platform")
+    pool = WorkerPool(size=1, timeout=30, job=report_warm)
+    try:
+        assert message(pool.run(RunSettings(scenario="a")).payload) == "search gave up: warm True"
+    finally:
+        pool.close()
