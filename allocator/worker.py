@@ -143,7 +143,7 @@ class Ran(NamedTuple):
 
 # Heavy runs (see WorkerPool.run) run in worker processes of lower CPU priority: on a busy
 # machine the cores go to everyone else's runs first.
-HEAVY_NICENESS = 10  # steps below the server's own priority, at most to 19 (os.nice clamps)
+HEAVY_NICENESS = 19  # steps below the server's own priority, at most to 19 (os.nice clamps): the lowest
 
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
