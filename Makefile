@@ -121,3 +121,14 @@ bench-room: install
 .PHONY: bench-page-cpu
 bench-page-cpu: install
 	$(PY) scripts/bench_page.py --cpu
+
+# The victim's p99 (a small page and API run) alone and while 8 attackers post the worst search to a
+# workshop Check, or to /compare (a benchmark, not a test; README "Serving a room"). Target: under 500 ms.
+.PHONY: loadtest-check loadtest-compare
+loadtest-check: install
+	@./.ci/services
+	$(PY) scripts/loadtest.py --mode paths --noisy-target check --own-services --duration 40 $(LOADTEST_ARGS)
+
+loadtest-compare: install
+	@./.ci/services
+	$(PY) scripts/loadtest.py --mode paths --noisy-target compare --own-services --duration 40 $(LOADTEST_ARGS)

@@ -8,6 +8,11 @@ are counted. `?explainFrom=N&explainRequests=K&explainRows=R` asks for another s
 `explanationBounds` says what was shown and how to ask for the next); `manage.py allocate -o
 json --explain` still prints everything.
 
+The answer is built where the run ran, inside the worker's time and memory limits
+(`allocator.worker.answer_bounded`): a `Question` goes to the worker, and only the bounded JSON and
+a `slim` outcome (its explanations cut to the rows the answer holds) come back, so the web process
+never holds the whole explanation.
+
 No Django here: `api_answer` takes the outcome and the question's size and returns the JSON bytes.
 """
 from __future__ import annotations
@@ -60,10 +65,33 @@ def slice_from_query(query) -> ExplainSlice:
     return ExplainSlice(**values)
 
 
+@dataclass(frozen=True)
+class Question:
+    """What the API asks a worker for: the run, the slice of its explanation, the question's size
+    (the answer's limit follows from it), and whether the outcome should come back with the rows
+    the answer holds (for `?lang=`'s `text`, made in the web process)."""
+
+    run: object  # RunSettings
+    explain: ExplainSlice
+    question_bytes: int
+    with_rows: bool = False
+
+
+def answer(outcome, question: Question) -> tuple[bytes, object]:
+    """(the bounded JSON, the outcome cut to what that JSON holds): all a worker sends back."""
+    body, shown = _fitted(outcome, question.question_bytes, question.explain)
+    return body, slim(outcome, shown if question.with_rows else None)
+
+
 def api_answer(outcome, *, question_bytes: int, explain: ExplainSlice = ExplainSlice()) -> bytes:
     """The answer's JSON (UTF-8), bounded. When the slice asked for would still make the answer
     larger than its limit, fewer rows and then fewer requests are explained (and the answer says
     so) until it fits; past that the explanation is left out with a note."""
+    return _fitted(outcome, question_bytes, explain)[0]
+
+
+def _fitted(outcome, question_bytes: int, explain: ExplainSlice) -> tuple[bytes, ExplainSlice]:
+    """The answer's JSON and the slice it explains (no requests when the explanation was left out)."""
     limit = answer_limit(question_bytes)
     data = outcome_data(outcome, with_explanation=False)
     attempts = [explain, ExplainSlice(explain.start, explain.requests, explain.rows, 100),
@@ -73,13 +101,41 @@ def api_answer(outcome, *, question_bytes: int, explain: ExplainSlice = ExplainS
     for attempt in attempts:
         body = _encode(_with_explanations(data, outcome, attempt, memo))
         if len(body) <= limit:
-            return body
+            return body, attempt
     data = dict(data)
     data["explanationBounds"] = {"leftOut": f"the explanation would make this answer larger than {limit:,} bytes "
                                             f"({ANSWER_MULTIPLE} times the question plus {ANSWER_FLOOR:,}); ask "
                                             "for fewer requests (explainRequests) or run `manage.py allocate -o "
                                             "json --explain`"}
-    return _encode(data)
+    return _encode(data), ExplainSlice(explain.start, 0, 0, 0)
+
+
+def slim(outcome, shown: ExplainSlice | None):
+    """The outcome with its explanations (the run's and each pod's) cut to the requests and rows of
+    `shown`, and without the sections and replay the answer already holds as JSON; without `shown`,
+    no explanations at all. What stays is what `wording.api_text` reads."""
+    pods = outcome.pods
+    if pods is not None:
+        pods = [dataclasses.replace(pod, explanation=_cut(pod.explanation, shown)) for pod in pods]
+    return dataclasses.replace(outcome, explanation=_cut(outcome.explanation, shown), pods=pods)
+
+
+def _cut(explanation, shown: ExplainSlice | None):
+    if explanation is None or shown is None:
+        return None
+    if isinstance(explanation, dict):  # plain data, held by the answer whole (bounded_explanation)
+        return explanation
+    claims, index, end = [], 0, shown.start + shown.requests
+    for claim in explanation.claims:
+        requests = []
+        for request in claim.requests:
+            if shown.start <= index < end:
+                requests.append(dataclasses.replace(request, candidates=_rows_shown(request, shown.rows)[0]))
+            index += 1
+        if requests:
+            claims.append(dataclasses.replace(claim, requests=requests))
+    return dataclasses.replace(explanation, claims=claims, trace=None, pools=[], counter_sets=[], capacity=[],
+                               node_operations=[], compatibility=[], ignored_slices=[], device_map=[])
 
 
 def answer_limit(question_bytes: int) -> int:
@@ -149,17 +205,21 @@ def bounded_explanation(explanation, explain: ExplainSlice, memo: dict | None = 
     return out, bounds
 
 
-def _request(request, rows: int) -> tuple[dict, int]:
-    chosen = [row for row in request.candidates if row.picked]
+def _rows_shown(request, rows: int) -> tuple[list, list]:
+    """(the rows an answer shows, in search order: the picked ones and `rows` others; the others left out)."""
     others = [row for row in request.candidates if not row.picked]
-    kept = {id(row) for row in chosen + others[:rows]}
+    kept = {id(row) for row in others[:rows]}
+    return [row for row in request.candidates if row.picked or id(row) in kept], others[rows:]
+
+
+def _request(request, rows: int) -> tuple[dict, int]:
+    shown, rest = _rows_shown(request, rows)
     entry = {
         "blocked": request.blocked, "request": request.request, "deviceClassName": request.device_class_name,
         "allocationMode": request.allocation_mode, "count": request.count,
         "subrequestChosen": request.subrequest_chosen, "chosen": to_json(request.chosen),
-        "candidates": [row.as_dict() for row in request.candidates if id(row) in kept],
+        "candidates": [row.as_dict() for row in shown],
     }
-    rest = others[rows:]
     if rest:
         counts: dict = {}
         for row in rest:

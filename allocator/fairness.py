@@ -6,8 +6,10 @@ limit counts them), so one client looping on a worst-case search cannot slow eve
 - at most ALLOCATOR_SLOW_RUNS ("COUNT/SECONDS") runs of one client that end at a time limit
   (the engine's or the worker's) per window. Past that, the client's new runs are refused until
   the window ends; answers already in the results cache are still served;
-- from its first such run in a window, the client's runs are "heavy": they may use only half
-  of each server process's allocation workers, so other clients always find one free.
+- from its first such run in a window, or its first run that used ALLOCATOR_LONG_RUN seconds
+  of CPU (allocator.worker.WorkerPool steps such a run aside), the client's runs are "heavy":
+  they run in each server process's heavy lane, on workers of lower CPU priority, so other
+  clients always find an ordinary worker free.
 
 Refusals raise `Throttled` with the seconds to wait (the views answer 429 with Retry-After).
 Counts live in the cache (allocator.safe_cache): shared through Redis, per process without it.
@@ -85,13 +87,28 @@ def admitted(client: str | None):
 
 
 def heavy(client: str | None) -> bool:
-    """Whether the client ran into a time limit in the current window: its runs then may use
-    only half of a server's allocation workers (WorkerPool), leaving the rest to everyone else."""
+    """Whether the client ran into a time limit, or had a run step aside as long, in the current
+    window: its runs then go to a server's heavy lane (WorkerPool), leaving the ordinary workers
+    to everyone else."""
     limit, window = _slow_rate()
     if not client or limit <= 0:
         return False
     key, _ = _slow_key(client, window, time.time())
-    return safe_cache.read_count(key) > 0
+    return safe_cache.read_count(_heavy_key(key)) > 0
+
+
+def charge_long_run(client: str | None) -> None:
+    """Mark a client whose run went on long enough to step aside: heavy for the rest of the window
+    (not a slow run: it does not count towards the refusals)."""
+    limit, window = _slow_rate()
+    if client and limit > 0:
+        key, _ = _slow_key(client, window, time.time())
+        safe_cache.count(_heavy_key(key), timeout=window + 5)
+
+
+def _heavy_key(slow_key: str) -> str:
+    """Long runs and slow runs of the window together: one read tells whether the client is heavy."""
+    return "heavy-" + slow_key
 
 
 def charge_slow_run(client: str | None) -> None:
@@ -100,6 +117,7 @@ def charge_slow_run(client: str | None) -> None:
     if client and limit > 0:
         key, wait = _slow_key(client, window, time.time())
         safe_cache.count(key, timeout=window + 5)
+        safe_cache.count(_heavy_key(key), timeout=window + 5)
 
 
 def _duration(seconds: int) -> str:

@@ -15,7 +15,7 @@ from allocator.forms import PlaygroundForm, json_form_data, read_api_body
 from allocator.middleware import refuses_oversize
 from allocator.pages import render_run, too_large
 from allocator.run_settings import MAX_SCENARIO_BYTES, RunSettings, SettingsError
-from allocator.worker import run_bounded
+from allocator.worker import answer_bounded
 
 
 def _page_too_large(request, size_text: str):
@@ -81,16 +81,16 @@ def api_allocate(request):
         explain = answers.slice_from_query(request.GET)
     except (SettingsError, answers.SliceError) as exc:
         return JsonResponse({"outcome": "invalid", "message": getattr(exc, "message", str(exc))}, status=400)
-    try:
-        _, outcome = run_bounded(run)
+    language = request.GET.get("lang", "en")  # `?lang=ko`: a `text` object beside the English keys (README "API")
+    try:  # bounded (allocator/answers.py), and made in the worker: the whole explanation never comes here
+        answer, outcome = answer_bounded(answers.Question(run, explain, len(body), with_rows=language != "en"))
     except Throttled as exc:
         response = JsonResponse({"message": exc.message}, status=429)
         response["Retry-After"] = str(exc.retry_after)
         return response
     status = 400 if outcome.outcome == "invalid" else 200
-    answer = answers.api_answer(outcome, question_bytes=len(body), explain=explain)  # bounded (allocator/answers.py)
-    if request.GET.get("lang", "en") != "en":  # `?lang=ko`: a `text` object beside the English keys (README "API")
-        answer = _with_text(answer, outcome, request.GET["lang"])
+    if language != "en":
+        answer = _with_text(answer, outcome, language)
     return HttpResponse(answer, status=status, content_type="application/json")
 
 

@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import NamedTuple
 
-from allocator import run_settings
+from allocator import answers, run_settings
 from allocator.engine.run import INVALID, UNSATISFIABLE, Outcome
 from allocator.engine.scenario import Scenario
 from allocator.run_settings import RunSettings, run_in_process
@@ -35,6 +35,8 @@ DEFAULT_TIMEOUT = 10.0  # seconds for one run, parsing and explanation included
 DEFAULT_MEMORY_MB = 1024  # address space of one worker process
 DEFAULT_WORKERS = 2  # worker processes per server process
 DEFAULT_QUEUE_WAIT = 15.0  # how long a request waits for a free worker
+WORKER_START_TIMEOUT = 30.0  # a new worker process that has not said it is ready by then is dropped
+DEFAULT_LONG_RUN = 0.5  # a run that has used this many seconds of CPU steps aside (WorkerPool)
 CACHE_MAX_BYTES = 512 * 1024  # larger results are not cached
 CACHE_SECONDS = 3600
 # A run stopped by its memory limit or a crash stops the same way again; kept briefly only.
@@ -54,16 +56,29 @@ def gave_up(reason: str) -> Outcome:
 
 # ---- worker process side -------------------------------------------------------------
 
-def _run_one(run: RunSettings) -> bytes:
+def _run_one(job: RunSettings | answers.Question) -> bytes:
+    """One job: a RunSettings gives back (scenario, outcome); an API Question gives back only its
+    bounded answer and slim outcome (`reply`), made here, inside this process's limits."""
+    run = job.run if isinstance(job, answers.Question) else job
     try:
         scenario, outcome = run_in_process(run)
-        return pickle.dumps((without_source(scenario), outcome), protocol=pickle.HIGHEST_PROTOCOL)
+        return reply(job, without_source(scenario), outcome)
     except MemoryError:
         raise
     except Exception as exc:  # a bug, or input the engine does not survive: show it, do not crash the page
         traceback.print_exc()
         outcome = Outcome(INVALID, message=f"the allocator failed on this input ({type(exc).__name__}: {exc})")
-        return pickle.dumps((None, outcome), protocol=pickle.HIGHEST_PROTOCOL)
+        return reply(job, None, outcome)
+
+
+def reply(job, scenario: Scenario | None, outcome: Outcome) -> bytes:
+    """What goes back through the pipe (and into the results cache) for a job: pickled (scenario,
+    outcome) for a RunSettings; pickled (answer JSON, slim outcome) for an answers.Question."""
+    return pickle.dumps(_result(job, scenario, outcome), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _result(job, scenario: Scenario | None, outcome: Outcome) -> tuple:
+    return answers.answer(outcome, job) if isinstance(job, answers.Question) else (scenario, outcome)
 
 
 def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
@@ -76,6 +91,7 @@ def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    conn.send(("ready", None, None))  # a run's clocks start from here, not from the process start
     while True:
         try:
             run = conn.recv()
@@ -93,6 +109,19 @@ def _serve(conn, memory_bytes: int, job=_run_one, niceness: int = 0) -> None:
             finally:
                 os._exit(0)
         conn.send(("ok", payload, time.monotonic() - started))
+
+
+def warm_engine() -> None:
+    """Run each gallery example once in this process (allocator.worker_preload); never raises."""
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parent / "examples").glob("*.yaml")):
+        if path.name.startswith("index"):
+            continue
+        try:
+            run_in_process(RunSettings(scenario=path.read_text(encoding="utf-8")))
+        except Exception:  # a fork server that failed here would start no worker at all
+            continue
 
 
 # ---- server process side -------------------------------------------------------------
@@ -114,7 +143,20 @@ class Ran(NamedTuple):
 
 # Heavy runs (see WorkerPool.run) run in worker processes of lower CPU priority: on a busy
 # machine the cores go to everyone else's runs first.
-HEAVY_NICENESS = 10
+HEAVY_NICENESS = 19  # steps below the server's own priority, at most to 19 (os.nice clamps): the lowest
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """The user + system CPU time of a process (Linux's /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 class _Worker:
@@ -125,6 +167,12 @@ class _Worker:
                                        daemon=True, name="allocator-worker")
         self.process.start()
         child.close()
+        self.ready = False  # until its first message: the process has started and set its limits
+
+    def wait_ready(self, seconds: float) -> bool:
+        if not self.ready and self.conn.poll(seconds):
+            self.ready = self.conn.recv()[0] == "ready"
+        return self.ready
 
     def stop(self) -> None:
         try:
@@ -136,23 +184,37 @@ class _Worker:
 
 
 class WorkerPool:
-    """Up to `size` worker processes, started on demand and reused; one run per worker at a time.
+    """Worker processes, started on demand and reused; one run per worker at a time, in two lanes:
+
+    - `size` workers for ordinary runs, at the server's CPU priority;
+    - `heavy_size` (half as many, at least one) more for heavy runs, HEAVY_NICENESS lower: runs of
+      clients whose recent runs were long (allocator.fairness), and runs that have used
+      `long_after` seconds of CPU. Such a run steps aside: its worker is reniced, and the run moves
+      to a heavy place, or while every one is taken to an overflow of `size` places, and leaves its
+      ordinary place to the next run (with the overflow full too, it keeps it).
+
+    So a client looping on worst-case searches holds an ordinary worker for `long_after` seconds
+    of CPU at most, once, and small runs find one; the niced workers get the cores the ordinary
+    ones leave. At most 2 * size + heavy_size processes run at once.
 
     `job` is the module-level function a worker applies to each RunSettings; it returns bytes.
     """
 
     def __init__(self, *, size: int = DEFAULT_WORKERS, timeout: float = DEFAULT_TIMEOUT,
-                 memory_mb: int = DEFAULT_MEMORY_MB, queue_wait: float = DEFAULT_QUEUE_WAIT, job=_run_one):
+                 memory_mb: int = DEFAULT_MEMORY_MB, queue_wait: float = DEFAULT_QUEUE_WAIT, job=_run_one,
+                 long_after: float = DEFAULT_LONG_RUN):
         self.size = max(1, size)
         self.timeout = timeout
         self.memory_bytes = max(0, memory_mb) * 1024 * 1024
         self.queue_wait = queue_wait
+        self.long_after = long_after  # 0: runs never step aside
         self.job = job
         self._slots = threading.BoundedSemaphore(self.size)
-        # Runs of clients whose recent runs ended at a time limit (allocator.fairness) may hold
-        # only half of the workers, so everyone else always finds one free.
         self.heavy_size = max(1, self.size // 2)
         self._heavy_slots = threading.BoundedSemaphore(self.heavy_size)
+        # Runs that stepped aside while every heavy place was taken (new clients' first long runs):
+        # at most `size` of them, so one process never runs more than 2 * size + heavy_size at once.
+        self._overflow = threading.BoundedSemaphore(self.size)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
@@ -161,7 +223,7 @@ class WorkerPool:
         # from a threaded server process.
         self._context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if "forkserver" in methods:
-            self._context.set_forkserver_preload(["allocator.worker"])
+            self._context.set_forkserver_preload(["allocator.worker", "allocator.worker_preload"])
         self.started = 0  # worker processes started, for tests and logs
 
     def _checkout(self, heavy: bool = False) -> _Worker:
@@ -175,53 +237,96 @@ class WorkerPool:
         return _Worker(self._context, self.memory_bytes, self.job, heavy)
 
     def _checkin(self, worker: _Worker) -> None:
+        """Back to the idle workers, unless its lane has as many idle as places already (a run that
+        stepped aside took its worker to the heavy lane)."""
         with self._lock:
-            self._idle.append(worker)
+            places = self.heavy_size if worker.heavy else self.size
+            if sum(1 for w in self._idle if w.heavy == worker.heavy) < places:
+                self._idle.append(worker)
+                return
+        worker.stop()
 
-    def run(self, run: RunSettings, *, heavy: bool = False) -> Ran:
-        """The run's pickled (scenario, outcome), and how it ended. A `heavy` run (its client's
-        recent runs ended at a time limit) waits for one of the workers heavy runs may use, and
-        runs at a lower CPU priority."""
-        waited_until = time.monotonic() + self.queue_wait
-        if heavy and not self._heavy_slots.acquire(timeout=self.queue_wait):
-            raise PoolBusy(f"the allocation workers that may take long runs stayed busy for {self.queue_wait:g} s; "
-                           "try again in a moment")
+    def run(self, run: RunSettings | answers.Question, *, heavy: bool = False, on_long=None) -> Ran:
+        """The job's reply (`reply`: for a RunSettings, its pickled (scenario, outcome)), and how it
+        ended. A `heavy` run waits for a place in the heavy lane; an ordinary one for an ordinary
+        place, and steps aside when it runs long (then `on_long()` is called, for the client's
+        account)."""
+        lane = self._heavy_slots if heavy else self._slots
+        if not lane.acquire(timeout=self.queue_wait):
+            which = "that take long runs " if heavy else ""
+            raise PoolBusy(f"the allocation workers {which}stayed busy for {self.queue_wait:g} s; try again in a moment")
+        held = [lane]
         try:
-            return self._run(run, waited_until, heavy)
+            return self._run(run, heavy, on_long, held)
         finally:
-            if heavy:
-                self._heavy_slots.release()
+            held[0].release()
 
-    def _run(self, run: RunSettings, waited_until: float, heavy: bool) -> Ran:
-        if not self._slots.acquire(timeout=max(0.0, waited_until - time.monotonic())):
-            raise PoolBusy(f"every allocation worker stayed busy for {self.queue_wait:g} s; try again in a moment")
+    def _finished_before_long(self, worker: _Worker, deadline: float) -> bool:
+        """Wait until the run has answered (True) or is long (False): it has used `long_after`
+        seconds of CPU, so a machine too busy to give it the CPU does not make every run long; where
+        a process's CPU time cannot be read, `long_after` seconds of the clock."""
+        base = process_cpu_seconds(worker.process.pid)
+        wait = self.long_after
+        while True:
+            if worker.conn.poll(max(0.0, min(wait, deadline - time.monotonic()))):
+                return True
+            now = process_cpu_seconds(worker.process.pid)
+            if base is None or now is None or time.monotonic() >= deadline:
+                return False
+            wait = self.long_after - (now - base)
+            if wait <= 0:
+                return False
+            wait = max(wait, 0.02)  # CPU time moves in ticks
+
+    def _step_aside(self, worker: _Worker, held: list) -> None:
+        """A long ordinary run: its worker gets the heavy lane's priority (and stays in that lane),
+        and the run takes a free heavy place, or else an overflow place, giving its ordinary one back."""
         try:
-            worker = self._checkout(heavy)
+            now = os.getpriority(os.PRIO_PROCESS, worker.process.pid)
+            os.setpriority(os.PRIO_PROCESS, worker.process.pid, min(19, now + HEAVY_NICENESS))
+        except OSError:  # the process is gone: the poll after this sees it
+            return
+        worker.heavy = True
+        for lane in (self._heavy_slots, self._overflow):
+            if lane.acquire(blocking=False):
+                held[0].release()
+                held[0] = lane
+                return
+
+    def _run(self, run, heavy: bool, on_long, held: list) -> Ran:
+        worker = self._checkout(heavy)
+        try:
+            if not worker.wait_ready(WORKER_START_TIMEOUT):
+                raise EOFError("the worker process did not start")
             started = time.monotonic()
-            try:
-                worker.conn.send(run)
-                if not worker.conn.poll(self.timeout):
-                    worker.stop()
-                    logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
-                    return Ran(pickle.dumps((None, gave_up(
-                        f"the run was stopped after {self.timeout:g} s, the time limit for one run here"))),
-                        False, None, timed_out=True)
-                kind, payload, seconds = worker.conn.recv()
-            except (EOFError, OSError):
-                kind, payload, seconds = "died", None, None
-            if kind == "ok":
-                self._checkin(worker)
-                return Ran(payload, True, seconds)
-            worker.stop()
-            limit = self.memory_bytes >> 20
-            logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
-            if kind == "memory":
-                reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
-            else:
-                reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
-            return Ran(pickle.dumps((None, gave_up(reason))), False)
-        finally:
-            self._slots.release()
+            worker.conn.send(run)
+            ready = False
+            if not heavy and 0 < self.long_after < self.timeout:
+                ready = self._finished_before_long(worker, started + self.timeout)
+                if not ready:
+                    self._step_aside(worker, held)
+                    if on_long is not None:
+                        on_long()
+            if not ready and not worker.conn.poll(max(0.0, self.timeout - (time.monotonic() - started))):
+                worker.stop()
+                logger.warning("allocation run killed after %.1f s", time.monotonic() - started)
+                return Ran(reply(run, None, gave_up(
+                    f"the run was stopped after {self.timeout:g} s, the time limit for one run here")),
+                    False, None, timed_out=True)
+            kind, payload, seconds = worker.conn.recv()
+        except (EOFError, OSError):
+            kind, payload, seconds = "died", None, None
+        if kind == "ok":
+            self._checkin(worker)
+            return Ran(payload, True, seconds)
+        worker.stop()
+        limit = self.memory_bytes >> 20
+        logger.warning("allocation worker %s (memory limit %d MiB)", kind, limit)
+        if kind == "memory":
+            reason = f"the run needed more than {limit} MiB of memory, the limit for one run here"
+        else:
+            reason = f"the run ended its worker process (out of its {limit} MiB of memory, or a crash)"
+        return Ran(reply(run, None, gave_up(reason)), False)
 
     def warm(self) -> None:
         """Start one worker now, so the first visitor does not wait for a process to start."""
@@ -251,6 +356,7 @@ def get_pool() -> WorkerPool:
                 timeout=getattr(settings, "ALLOCATOR_TIMEOUT", DEFAULT_TIMEOUT),
                 memory_mb=getattr(settings, "ALLOCATOR_MEMORY_MB", DEFAULT_MEMORY_MB),
                 queue_wait=getattr(settings, "ALLOCATOR_QUEUE_WAIT", DEFAULT_QUEUE_WAIT),
+                long_after=getattr(settings, "ALLOCATOR_LONG_RUN", DEFAULT_LONG_RUN),
             )
         return _pool
 
@@ -302,6 +408,24 @@ def run_bounded(run: RunSettings) -> tuple[Scenario | None, Outcome]:
 
     ALLOCATOR_ISOLATION="inline" (settings) runs in this process instead, without bounds.
     """
+    return _bounded(run, run, result_key(run))
+
+
+def answer_bounded(question: answers.Question) -> tuple[bytes, Outcome]:
+    """The API's answer to a question: (its bounded JSON, the slim outcome, `answers.answer`), made in
+    the worker process under the same limits as the run, admitted and cached as `run_bounded` is. The
+    web process receives only these, never the whole explanation."""
+    return _bounded(question, question.run, answer_key(question))
+
+
+def answer_key(question: answers.Question) -> str:
+    """The cache key of an API answer: its run's, plus the slice and the size its bounds follow from."""
+    explain = question.explain
+    return (f"{result_key(question.run)}:answer:{explain.start}:{explain.requests}:{explain.rows}:"
+            f"{question.question_bytes}:{int(question.with_rows)}")
+
+
+def _bounded(job, run: RunSettings, key: str) -> tuple:
     from django.conf import settings
 
     from allocator import fairness, safe_cache
@@ -309,20 +433,20 @@ def run_bounded(run: RunSettings) -> tuple[Scenario | None, Outcome]:
     if run.client is None:
         raise NotAdmitted("run settings without a client: admit the run (RunSettings.admitted) before running it")
     client = run.client
-    key = result_key(run)
     cached = safe_cache.get(key)
     if cached is not None:
         return pickle.loads(cached)
     with fairness.admitted(client):
         if getattr(settings, "ALLOCATOR_ISOLATION", "process") == "inline":
             started = time.monotonic()
-            payload = _run_one(run)
+            payload = _run_one(job)
             ran = Ran(payload, True, time.monotonic() - started)
         else:
             try:
-                ran = get_pool().run(run, heavy=fairness.heavy(client))
+                ran = get_pool().run(job, heavy=fairness.heavy(client),
+                                     on_long=lambda: fairness.charge_long_run(client))
             except PoolBusy as exc:
-                return None, gave_up(str(exc))
+                return _result(job, None, gave_up(str(exc)))
     result = pickle.loads(ran.payload)
     if _met_time_limit(ran, result[1]):
         fairness.charge_slow_run(client)

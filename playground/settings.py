@@ -235,6 +235,9 @@ ALLOCATOR_WORKERS = env_number("ALLOCATOR_WORKERS", 2)
 ALLOCATOR_TIMEOUT = env_number("ALLOCATOR_TIMEOUT", 10.0, float)
 ALLOCATOR_MEMORY_MB = env_number("ALLOCATOR_MEMORY_MB", 1024)
 ALLOCATOR_QUEUE_WAIT = env_number("ALLOCATOR_QUEUE_WAIT", 15.0, float)
+# A run that has used this many seconds of CPU steps aside: lower CPU priority, the heavy lane, and its
+# client's next runs start there (allocator.worker.WorkerPool, allocator.fairness). 0 turns it off.
+ALLOCATOR_LONG_RUN = env_number("ALLOCATOR_LONG_RUN", 0.5, float)
 # Fair shares per client address (allocator.fairness): runs at a time, and runs that end at a
 # time limit per window ("COUNT/SECONDS"; "0/1" switches that limit off).
 ALLOCATOR_RUNS_PER_CLIENT = env_number("ALLOCATOR_RUNS_PER_CLIENT", 2)

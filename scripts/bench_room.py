@@ -276,6 +276,74 @@ def print_markdown(result: dict):
           f"{room['checks_recorded']} Checks recorded of {room['checks_answered_200']} answered 200")
 
 
+# ---- CPU per request, in one process --------------------------------------------------------------
+
+def cpu_per_request(args) -> dict:
+    """What one Check costs in CPU, measured in this process (Django's test client, a fresh SQLite
+    database, the local-memory cache, every run inline), so the figure does not depend on how busy
+    the machine is: a Check answered from the results cache, a Check of text nobody sent before
+    (the allocator runs, as in a worker), and the instructor's poll. With --profile N, the N
+    costliest functions of the Checks too."""
+    import cProfile
+    import pstats
+
+    from django.core.management import call_command
+    from django.test import Client
+
+    from allocator.engine import gates
+    from allocator.workshops.library import get
+
+    call_command("migrate", verbosity=0)
+    workshop = get(WORKSHOP)
+    forms = [(check_form(lesson.start, gates), check_form(lesson.solution or lesson.start, gates))
+             for lesson in workshop.lessons]
+    instructor = Client(REMOTE_ADDR="198.18.200.1", HTTP_HOST="127.0.0.1")
+    response = instructor.post("/rooms/open", {"kind": "shipped", "ident": WORKSHOP})
+    teach = response["Location"].split("?")[0]
+    attendee = Client(REMOTE_ADDR="198.18.0.1", HTTP_HOST="127.0.0.1")
+    if args.room and attendee.post(f"/rooms/{teach.split('/')[2]}/").status_code != 303:
+        raise RuntimeError("joining the room failed")
+
+    def body(n: int, fresh: bool) -> str:
+        fields = dict(forms[n % len(forms)][n // len(forms) % 2])
+        if fresh:
+            fields["scenario"] += f"\n# try {n} {time.time_ns()}\n"
+        return urllib.parse.urlencode(fields)
+
+    def check(n: int, text: str):
+        response = attendee.post(f"/workshops/{WORKSHOP}/{n % len(forms) + 1}/check", text,
+                                 content_type="application/x-www-form-urlencoded", HTTP_HX_REQUEST="true")
+        if response.status_code != 200:
+            raise RuntimeError(f"a Check answered {response.status_code}")
+
+    count = 4 * len(forms)
+    for n in range(count):  # the results cache holds every step's start and solution from here on
+        check(n, body(n, False))
+    result = {}
+    for kind, fresh in (("cached Check", False), ("fresh Check", True)):
+        bodies = [body(n, fresh) for n in range(count)]  # made before the clock starts
+        started = time.process_time()
+        for n, text in enumerate(bodies):
+            check(n, text)
+        result[f"{kind} ms"] = round((time.process_time() - started) / count * 1000, 2)
+    started = time.process_time()
+    for _ in range(count):
+        instructor.get(teach + "/status", HTTP_HX_REQUEST="true")
+    result["instructor poll ms"] = round((time.process_time() - started) / count * 1000, 2)
+    per_second = args.attendees / args.interval
+    mix = (1 - args.fresh) * result["cached Check ms"] + args.fresh * result["fresh Check ms"]
+    result["cores for the room"] = round((per_second * mix + result["instructor poll ms"] / 3) / 1000, 3)
+    if args.profile:
+        bodies = [body(n, n % 4 == 0) for n in range(count)]
+        profile = cProfile.Profile()
+        profile.enable()
+        for n, text in enumerate(bodies):
+            check(n, text)
+        profile.disable()
+        pstats.Stats(profile).sort_stats("tottime").print_stats(args.profile)
+    return result
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--attendees", type=int, default=100)
@@ -293,8 +361,23 @@ def main(argv=None) -> int:
     parser.add_argument("--no-room", dest="room", action="store_false",
                         help="the same Checks from attendees who did not join: what the room itself costs")
     parser.add_argument("--json", action="store_true", help="print the result as JSON too")
+    parser.add_argument("--cpu", action="store_true",
+                        help="no server: the CPU time of one Check and one instructor poll, in this process")
+    parser.add_argument("--profile", type=int, default=0, help="with --cpu: print the N costliest functions")
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+    if args.cpu:
+        with tempfile.TemporaryDirectory(prefix="bench-room-cpu-") as tmp:
+            os.environ.update({"DATABASE_URL": f"sqlite:///{tmp}/rooms.sqlite3", "REDIS_URL": "",
+                               "ALLOCATOR_ISOLATION": "inline", "ROOM_CHECK_GAP": "0"})
+            import django
+
+            django.setup()
+            result = cpu_per_request(args)
+        print(f"CPU per request in one process ({args.attendees} attendees every {args.interval:g} s, "
+              f"{args.fresh:.0%} fresh):")
+        print(json.dumps(result, indent=2))
+        return 0
     import django
 
     django.setup()

@@ -514,27 +514,16 @@ def noisy_loop(port, timings, phase_of, stop, address, scenario, op, path):
 
 
 def run_noisy(args, server) -> dict:
-    timings = Timings()
-    stop = threading.Event()
-    phase = {"name": "alone"}
-    phase_of = lambda: phase["name"]  # noqa: E731
     scenario = (slow_selectors() if args.noisy_kind == "cel" else EXPLOSION).encode()
     path = "/api/v1/allocate" + ("?node=n1" if args.noisy_kind == "cel" else "")
     op = f"noisy: {'CEL bomb' if args.noisy_kind == 'cel' else 'search explosion'} (API)"
-    victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
-    victim.start()
-    time.sleep(args.warmup)
-    phase["name"] = f"with {args.noisy} noisy"
     addresses = max(1, args.noisy_addresses or args.noisy)
-    noisy = [threading.Thread(target=noisy_loop, daemon=True, args=(
-        server.port, timings, phase_of, stop, f"198.18.7.{i % addresses + 1}", scenario, op, path))
-        for i in range(args.noisy)]
-    for thread in noisy:
-        thread.start()
-    time.sleep(args.duration)
-    stop.set()
-    for thread in [victim, *noisy]:
-        thread.join(60)
+
+    def attack(timings, phase_of, stop):
+        return _started(noisy_loop, [(server.port, timings, phase_of, stop, f"198.18.7.{i % addresses + 1}",
+                                      scenario, op, path) for i in range(args.noisy)]), {}
+
+    timings, _ = _victim_during(args, server, attack, phase=f"with {args.noisy} noisy", join=60)
     return {"mode": "noisy", "noisy_clients": args.noisy, "noisy_addresses": addresses, "noisy_kind": args.noisy_kind,
             "fairness": args.fairness, "timings": timings.table()}
 
@@ -595,26 +584,15 @@ def probe_loop(port, timings, phase_of, stop):
 
 
 def run_slowloris(args, server) -> dict:
-    timings = Timings()
-    stop, attack_stop = threading.Event(), threading.Event()
-    phase = {"name": "no attack"}
-    phase_of = lambda: phase["name"]  # noqa: E731
-    prober = threading.Thread(target=probe_loop, args=(server.port, timings, phase_of, stop), daemon=True)
-    prober.start()
-    time.sleep(args.warmup)
-    phase["name"] = f"{args.attackers} slow sockets"
     counts, lock = Counter(), threading.Lock()
     addresses = max(1, args.attack_addresses)
-    attackers = [threading.Thread(target=slow_sender, daemon=True, args=(
-        server.port, f"127.0.{1 + i % addresses // 250}.{2 + i % addresses % 250}", attack_stop, counts, lock))
-        for i in range(args.attackers)]
-    for thread in attackers:
-        thread.start()
-    time.sleep(args.duration)
-    attack_stop.set()
-    stop.set()
-    for thread in [prober, *attackers]:
-        thread.join(30)
+
+    def attack(timings, phase_of, stop):
+        return _started(slow_sender, [(server.port, f"127.0.{1 + i % addresses // 250}.{2 + i % addresses % 250}",
+                                       stop, counts, lock) for i in range(args.attackers)]), {}
+
+    timings, _ = _victim_during(args, server, attack, victim=probe_loop, alone="no attack",
+                                phase=f"{args.attackers} slow sockets", join=30)
     held = counts.pop("_held", [])
     return {"mode": "slowloris", "attackers": args.attackers, "attack_addresses": addresses,
             "worker_class": args.worker_class or "gthread (gunicorn.conf.py)", "timings": timings.table(),
@@ -932,46 +910,44 @@ def path_attacker(port, timings, phase_of, stop, address, target):
 
 
 def run_paths(args, server) -> dict:
-    timings = Timings()
-    stop = threading.Event()
-    phase = {"name": "alone"}
-    phase_of = lambda: phase["name"]  # noqa: E731
-    victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
-    victim.start()
-    time.sleep(args.warmup)
-    phase["name"] = f"with {args.noisy} on {args.noisy_target}"
     addresses = max(1, args.noisy_addresses or args.noisy)
-    attackers = [threading.Thread(target=path_attacker, daemon=True, args=(
-        server.port, timings, phase_of, stop, f"198.18.6.{i % addresses + 1}", args.noisy_target))
-        for i in range(args.noisy)]
-    for thread in attackers:
-        thread.start()
-    time.sleep(args.duration)
-    stop.set()
-    for thread in [victim, *attackers]:
-        thread.join(130)
+
+    def attack(timings, phase_of, stop):
+        return _started(path_attacker, [(server.port, timings, phase_of, stop, f"198.18.6.{i % addresses + 1}",
+                                         args.noisy_target) for i in range(args.noisy)]), {}
+
+    timings, _ = _victim_during(args, server, attack, phase=f"with {args.noisy} on {args.noisy_target}", join=130)
     return {"mode": "paths", "target": args.noisy_target, "attackers": args.noisy, "attacker_addresses": addresses,
             "fairness": args.fairness, "timings": timings.table()}
 
 
 # ---- issue 27 (serve): deep YAML, big answers, the results cache budget, the database away --------
 
-def _victim_during(args, server, attack) -> tuple[Timings, dict]:
-    """The noisy mode's victim, timed alone for --warmup seconds and then while `attack(phase_of,
-    stop)` runs its threads for --duration seconds; returns the timings and what attack returned."""
+def _started(target, argsets) -> list[threading.Thread]:
+    """A daemon thread running target(*args) for each args, started."""
+    threads = [threading.Thread(target=target, args=tuple(args), daemon=True) for args in argsets]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _victim_during(args, server, attack, *, victim=victim_loop, alone="alone", phase="under attack",
+                   join=120) -> tuple[Timings, dict]:
+    """Every attack mode's frame: `victim(port, timings, phase_of, stop)` (the noisy mode's visitor
+    unless told) timed alone for --warmup seconds, then while `attack(timings, phase_of, stop)` runs
+    the threads it returns for --duration seconds; returns the timings and what attack returned."""
     timings = Timings()
     stop = threading.Event()
-    phase = {"name": "alone"}
-    phase_of = lambda: phase["name"]  # noqa: E731
-    victim = threading.Thread(target=victim_loop, args=(server.port, timings, phase_of, stop), daemon=True)
-    victim.start()
+    phases = {"name": alone}
+    phase_of = lambda: phases["name"]  # noqa: E731
+    victims = _started(victim, [(server.port, timings, phase_of, stop)])
     time.sleep(args.warmup)
-    phase["name"] = "under attack"
+    phases["name"] = phase
     threads, extra = attack(timings, phase_of, stop)
     time.sleep(args.duration)
     stop.set()
-    for thread in [victim, *threads]:
-        thread.join(120)
+    for thread in [*victims, *threads]:
+        thread.join(join)
     return timings, extra
 
 
@@ -998,11 +974,7 @@ def run_deep_yaml(args, server, services) -> dict:
             while not stop.is_set():
                 timed(timings, phase_of(), op, server.port, "POST", path, body,
                       {"Content-Type": "application/yaml", "X-Forwarded-For": address}, timeout=60)
-        threads = [threading.Thread(target=loop, args=(i, *bodies[i % len(bodies)]), daemon=True)
-                   for i in range(args.noisy)]
-        for thread in threads:
-            thread.start()
-        return threads, {}
+        return _started(loop, [(i, *bodies[i % len(bodies)]) for i in range(args.noisy)]), {}
 
     timings, _ = _victim_during(args, server, attack)
     log = server.log_path.read_text(errors="replace")
@@ -1092,10 +1064,7 @@ def run_cache_budget(args, server, services) -> dict:
                                      {"Content-Type": "application/yaml", "X-Forwarded-For": address})
                 with lock:
                     counts[str(status)] += 1
-        threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(6)]
-        for thread in threads:
-            thread.start()
-        return threads, {}
+        return _started(loop, [(i,) for i in range(6)]), {}
 
     timings, _ = _victim_during(args, server, attack)
     after = _redis_used(args.redis_url)
@@ -1138,11 +1107,7 @@ def run_db_down(args, server, services) -> dict:
             services.run_postgres()
             events["started"] = time.monotonic() - started
 
-        threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(20)]
-        threads.append(threading.Thread(target=outage, daemon=True))
-        for thread in threads:
-            thread.start()
-        return threads, {}
+        return _started(loop, [(i,) for i in range(20)]) + _started(outage, [()]), {}
 
     timings, _ = _victim_during(args, server, attack)
     stopped, started = events.get("stopped"), events.get("started")

@@ -117,13 +117,13 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) of gunicorn and every process under it that is still running."""
-        ticks = os.sysconf("SC_CLK_TCK")
+        from allocator.worker import process_cpu_seconds
+
         total, todo = 0.0, [self.process.pid]
         while todo:
             pid = todo.pop()
+            total += process_cpu_seconds(pid) or 0.0
             try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / ticks
                 for task in Path(f"/proc/{pid}/task").iterdir():
                     todo += [int(child) for child in (task / "children").read_text().split()]
             except (OSError, ValueError):

@@ -78,3 +78,35 @@ def test_ordinary_answers_are_whole_and_unchanged(slug):
     whole = json.dumps(outcome_data(outcome, with_explanation=True), ensure_ascii=False).encode()
 
     assert answers.api_answer(outcome, question_bytes=len(example.scenario.encode())) == whole
+
+
+@pytest.mark.parametrize("query", ["", "?lang=ko"])
+def test_the_answer_is_made_in_the_worker_and_only_it_comes_back(client, settings, monkeypatch, query):
+    """The whole explanation (2.4 MB pickled for WIDE) stays in the worker process: what comes back
+    through the pipe is the bounded answer and the outcome cut to its rows, at most twice the
+    answer's limit, whatever the language."""
+    from allocator import worker
+
+    settings.ALLOCATOR_ISOLATION = "process"
+    pool = worker.WorkerPool(size=1, timeout=60)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    replies = []
+    run = pool.run
+
+    def recorded(job, **kwargs):
+        ran = run(job, **kwargs)
+        replies.append(len(ran.payload))
+        return ran
+
+    monkeypatch.setattr(pool, "run", recorded)
+    try:
+        response = client.post(f"/api/v1/allocate{query}", WIDE, content_type="application/yaml")
+    finally:
+        pool.close()
+
+    assert response.status_code == 200 and response.json()["explanationBounds"]["rowsLeftOut"] > 0
+    assert len(replies) == 1 and replies[0] <= 2 * answers.answer_limit(len(WIDE.encode()))
+    if query:
+        reasons = response.json()["text"]["reasons"]
+        shown = response.json()["explanation"]["claims"][0]["requests"][0]["candidates"]
+        assert len([r for r in reasons if r["claim"] == "default/c-0"]) == len(shown), "a reason per row shown"

@@ -1,5 +1,6 @@
 """Fair shares of the allocation workers: one client (address) cannot hold them all, and a client
 whose runs keep ending at the time limit waits, while everyone else keeps being served."""
+import os
 import threading
 import time
 
@@ -124,6 +125,90 @@ def test_runs_of_a_client_that_met_the_time_limit_leave_workers_for_everyone_els
         assert outcome.message == "search gave up: echo 0.01"
         assert time.monotonic() - started < 2.0, "a worker was left free for a client in good standing"
         for thread in heavy:
+            thread.join()
+    finally:
+        pool.close()
+
+
+def test_a_new_clients_long_run_steps_aside_and_a_small_run_does_not_wait_for_it(settings, monkeypatch):
+    """Issue 27's victim: each attacker's first worst search ran at full priority on an ordinary
+    worker for its whole 10 s, so eight new addresses held every worker. Now a run that has used
+    ALLOCATOR_LONG_RUN seconds of CPU is reniced, moves to the heavy lane and gives its worker back,
+    and its client's next runs start in the heavy lane."""
+    from allocator import fairness
+    from tests.test_worker import LOWEST_PRIORITY, message, spin_then_nice
+
+    settings.ALLOCATOR_SLOW_RUNS = "100/600"
+    pool = WorkerPool(size=1, timeout=60, job=spin_then_nice, long_after=0.2)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    server = os.nice(0)
+    long = {}
+    try:
+        pool.warm()
+        thread = threading.Thread(target=lambda: long.update(
+            answer=run_bounded(RunSettings(scenario="1.5").admitted("198.51.100.20"))[1]))
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not fairness.heavy("198.51.100.20") and time.monotonic() < deadline:
+            time.sleep(0.05)  # it steps aside once it has used 0.2 s of CPU, however busy the machine is
+        assert fairness.heavy("198.51.100.20"), "the long run stepped aside"
+        started = time.monotonic()
+        _, small = run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.21"))
+        assert thread.is_alive(), "the small run did not wait for the long one"
+        assert small.message == f"search gave up: nice {server}", "the small run kept the server's priority"
+        thread.join()
+        assert long["answer"].message == f"search gave up: nice {min(LOWEST_PRIORITY, server + worker.HEAVY_NICENESS)}"
+        assert not fairness.heavy("198.51.100.21")
+        heavy = pool.run(RunSettings(scenario="0.01"), heavy=True).payload
+        assert message(heavy) == long["answer"].message, "the stepped-aside worker now serves the heavy lane"
+        assert pool.started == 2
+    finally:
+        pool.close()
+
+
+def test_a_run_that_waits_for_the_cpu_is_not_long(settings):
+    """On a machine too busy to give a run the CPU, the clock alone would make every run long (and
+    every client heavy): a run steps aside by the CPU it used, not by the time it waited."""
+    from tests.test_worker import nap_then_nice
+
+    pool = WorkerPool(size=1, timeout=10, job=nap_then_nice, long_after=0.1)
+    calls = []
+    try:
+        ran = pool.run(RunSettings(scenario="0.6"), on_long=lambda: calls.append(1))
+        assert message_of(ran) == f"search gave up: nice {os.nice(0)}" and calls == []
+    finally:
+        pool.close()
+
+
+def message_of(ran) -> str:
+    import pickle
+
+    return pickle.loads(ran.payload)[1].message
+
+
+def test_two_new_clients_long_runs_both_step_aside_when_the_heavy_lane_is_full(settings, monkeypatch):
+    """Eight new addresses' first worst searches: the heavy lane (one place here) fills with the
+    first; the next goes to the overflow instead of keeping the only ordinary worker."""
+    from allocator import fairness
+    from tests.test_worker import spin_then_nice
+
+    settings.ALLOCATOR_SLOW_RUNS = "100/600"
+    pool = WorkerPool(size=1, timeout=60, job=spin_then_nice, long_after=0.2)
+    monkeypatch.setattr(worker, "get_pool", lambda: pool)
+    clients = ["198.51.100.30", "198.51.100.31"]
+    try:
+        threads = []
+        for client in clients:  # one after the other: each takes the only ordinary place, then leaves it
+            threads.append(threading.Thread(target=run_bounded, args=(RunSettings(scenario="1.5").admitted(client),)))
+            threads[-1].start()
+            deadline = time.monotonic() + 30
+            while not fairness.heavy(client) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert fairness.heavy(client), f"{client}'s long run stepped aside"
+        _, small = run_bounded(RunSettings(scenario="0.01").admitted("198.51.100.32"))
+        assert small.message == f"search gave up: nice {os.nice(0)}"
+        assert all(thread.is_alive() for thread in threads), "the small run waited for neither long run"
+        for thread in threads:
             thread.join()
     finally:
         pool.close()

@@ -47,14 +47,15 @@ def test_deep_tagged_yaml_is_an_invalid_answer_never_a_cached_crash(client):
     run ended its worker process" and cached that for 60 s, a wrong answer for invalid input."""
     import pickle
 
-    from allocator import safe_cache
+    from allocator import answers, safe_cache
     from allocator.run_settings import RunSettings
-    from allocator.worker import result_key
+    from allocator.worker import answer_key
 
     text = "a: " + "!<a,b> [" * 100_000 + "]" * 100_000 + "\n"
     for _ in range(2):  # the second answer comes from the cache
         response = client.post("/api/v1/allocate", text, content_type="application/yaml")
         assert response.status_code == 400
         assert response.json()["problems"][0]["message"] == "nesting is deeper than 100 levels (line 1)"
-    cached = safe_cache.get(result_key(RunSettings(scenario=text.encode())))
+    question = answers.Question(RunSettings(scenario=text.encode()), answers.ExplainSlice(), len(text.encode()))
+    cached = safe_cache.get(answer_key(question))
     assert cached is not None and pickle.loads(cached)[1].outcome == "invalid"
