@@ -742,6 +742,12 @@ _NOTES = {
     "gang": gettext_noop(
         "PodGroup %(group)s asks for gang scheduling (minCount %(count)s): kube-scheduler binds all or none of its "
         "pods; the playground places them one by one and does not undo the ones that fit"),
+    "binding-conditions": gettext_noop(
+        "not bound yet: device %(device)s of claim %(claim)s has bindingConditions %(conditions)s; kube-scheduler "
+        "waits in PreBind (event \"waiting for binding conditions for device on node %(node)s\"), checking every "
+        "%(poll)s s for up to %(timeout)s s, until the driver sets them True in the claim's status.devices; a "
+        "bindingFailureCondition (%(failures)s) set True, or the timeout, fails this attempt: the pod leaves the "
+        "claim's reservedFor, and its next attempt deallocates the claim to try other devices"),
     "shared-claim": gettext_noop(
         "claim %(claim)s is allocated and in use by %(users)s: the pod shares it, so it can only run where that "
         "allocation is available"),
@@ -757,6 +763,8 @@ def _note_sentence(form: str, p: dict) -> str | None:
         return None
     if form == "shared-claim":
         p = {**p, "users": ", ".join(p["users"])}
+    elif form == "binding-conditions":
+        p = {**p, "conditions": ", ".join(p["conditions"]), "failures": ", ".join(p["failures"])}
     elif form == "not-modelled":
         if not all(f in _UNMODELLED for f in p["features"]):
             return None

@@ -71,6 +71,9 @@ from allocator.engine.scenario import Scenario
 from allocator.engine.scoring import Candidate, ImageSpread, Ranking, rank
 
 SCHEDULED, PENDING, INVALID_POD, BOUND = "scheduled", "pending", "invalid", "bound"
+# The DynamicResources plugin's PreBind wait for binding conditions: polled every 5 s, and its
+# bindingTimeout argument defaults to 600 s (kube-scheduler 1.37's default profile).
+BINDING_POLL_SECONDS, BINDING_TIMEOUT_SECONDS = 5, 600
 
 NO_NODES = "no nodes available to schedule pods"
 NOT_AVAILABLE = "resourceclaim not available on the node"
@@ -823,6 +826,33 @@ def _sharing_notes(pod: Pod, claims: list) -> list[Sentence]:
     return notes
 
 
+def _binding_notes(claims: list, cluster: _Claims, node: str) -> list[Sentence]:
+    """Devices with bindingConditions hold the pod in PreBind (DRADeviceBindingConditions): the scheduler
+    has chosen the node and written the allocation, and binds the pod only once the driver reports every
+    condition true in the claim's status; a failure condition, or the binding timeout, fails the attempt."""
+    notes = []
+    for claim in claims:
+        current = cluster.get(claim.namespace, claim.name) or claim
+        allocation = (current.raw.get("status") or {}).get("allocation") or {}
+        for entry in (allocation.get("devices") or {}).get("results") or ():
+            conditions = entry.get("bindingConditions")
+            if not conditions:
+                continue
+            device = f"{entry.get('driver')}/{entry.get('pool')}/{entry.get('device')}"
+            failures = list(entry.get("bindingFailureConditions") or ())  # required beside bindingConditions
+            notes.append(Sentence(
+                f"not bound yet: device {device} of claim {claim.key} has bindingConditions "
+                f"{', '.join(conditions)}; kube-scheduler waits in PreBind (event \"waiting for binding conditions "
+                f"for device on node {node}\"), checking every {BINDING_POLL_SECONDS} s for up to "
+                f"{BINDING_TIMEOUT_SECONDS} s, until the driver sets them True in the claim's status.devices; "
+                f"a bindingFailureCondition ({', '.join(failures)}) set True, or the timeout, fails this attempt: "
+                "the pod leaves the claim's reservedFor, and its next attempt "
+                "deallocates the claim to try other devices",
+                "binding-conditions", device=device, claim=claim.key, conditions=list(conditions),
+                failures=failures, node=node, poll=BINDING_POLL_SECONDS, timeout=BINDING_TIMEOUT_SECONDS))
+    return notes
+
+
 def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, names: list, run_cycle,
              cluster: _Claims, capacity: _Capacity, scenario: Scenario, explain_result: bool) -> tuple | None:
     """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle. Returns the special
@@ -857,6 +887,7 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
         result.outcome, result.node = SCHEDULED, cycle.chosen
         special = [cycle.extended[0]] if cycle.extended is not None else []
         _commit(pod, claims + special, cycle.allocator, cluster, resolved.consumers)
+        result.notes.extend(_binding_notes(claims + special, cluster, cycle.chosen))
         capacity.on(cycle.chosen).add(pod, use_status=False)
         capacity.place(pod, cycle.chosen)
         if explain_result and cycle.chosen_attempt is not None:

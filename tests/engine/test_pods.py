@@ -441,3 +441,32 @@ def test_every_realworld_file_with_pods_gets_an_answer(node):
         if scenario.pods:
             assert outcome.pods is not None and len(outcome.pods) == len(scenario.pods), path
             assert all(p.message or p.outcome == "scheduled" for p in outcome.pods), path
+
+
+# -- binding conditions: the pod waits in PreBind -------------------------------------------------------
+
+
+def _fabric_gpu(**more):
+    device = k.gpu("gpu-0", 0)
+    device.update(more)
+    return device
+
+
+def test_a_device_with_binding_conditions_leaves_the_pod_waiting_in_prebind_and_the_note_says_for_what():
+    text = k.dump(*two_gpu_nodes(k.pod("trainer", templates=[("gpu", "single-gpu")])))
+    text = text.replace("name: gpu-0\n", "name: gpu-0\n      bindingConditions: [dra.example.com/attached]\n"
+                        "      bindingFailureConditions: [dra.example.com/failed]\n      bindsToNode: true\n")
+    result = pod_result(schedule(text), "trainer")
+    assert result.outcome == SCHEDULED and result.node == "node-b"
+    [note] = [n for n in result.notes if getattr(n, "form", "") == "binding-conditions"]
+    assert note.startswith(f"not bound yet: device {k.DRIVER}/node-b/gpu-0 of claim default/trainer-gpu-")
+    assert "has bindingConditions dra.example.com/attached; kube-scheduler waits in PreBind" in note
+    assert '"waiting for binding conditions for device on node node-b"' in note
+    assert "checking every 5 s for up to 600 s" in note
+    assert "a bindingFailureCondition (dra.example.com/failed) set True, or the timeout, fails this attempt" in note
+
+
+def test_a_pod_whose_devices_have_no_binding_conditions_gets_no_prebind_note():
+    result = pod_result(schedule(k.dump(*two_gpu_nodes(k.pod("trainer", templates=[("gpu", "single-gpu")])))),
+                        "trainer")
+    assert result.outcome == SCHEDULED and not [n for n in result.notes if "PreBind" in n]

@@ -741,3 +741,19 @@ def test_the_cli_report_in_korean_words_pods_and_the_status_writers(capsys):
     assert "각 클레임의 상태를 쓸 수 있는 주체:\n  default/local-gpu (노드 worker-1에 고정됨):" in report
     assert "노드 worker-1의 dra-example-driver-kubeletplugin, devices:gpu.example.com: 허용됨" in report
     assert '거부됨(422, arbitrary-node 검사): ResourceClaim.resource.k8s.io "local-gpu" is invalid' in report
+
+
+def test_a_pod_waiting_in_prebind_for_binding_conditions_is_said_in_korean_with_the_event_verbatim():
+    from tests.engine.test_pods import pod_result, two_gpu_nodes
+
+    text = k.dump(*two_gpu_nodes(k.pod("trainer", templates=[("gpu", "single-gpu")])))
+    text = text.replace("name: gpu-0\n", "name: gpu-0\n      bindingConditions: [dra.example.com/attached]\n"
+                        "      bindingFailureConditions: [dra.example.com/failed]\n      bindsToNode: true\n")
+    _, outcome = allocate_text(text)
+    trainer = pod_result(outcome, "trainer")
+    with translation.override("ko"):
+        [said] = [wording.pod_note(trainer, n).text for n in trainer.notes if "PreBind" in n]
+    assert said.startswith("아직 바인딩되지 않았어요: 클레임 default/trainer-gpu-")
+    assert ("PreBind에서 기다리며(이벤트 \"waiting for binding conditions for device on node node-b\") 600초까지 "
+            "5초마다 확인해요") in said
+    assert "bindingFailureCondition(dra.example.com/failed)이 True가 되거나 시간이 다 되면 이번 시도는 실패해요" in said
