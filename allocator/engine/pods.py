@@ -336,37 +336,38 @@ def _resolve_claims(pod: Pod, claims: _Claims, scenario: Scenario, features: All
     resolved = _Resolved()
     statuses = {s.get("name"): s for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or ())
                 if isinstance(s, dict)}
-    for entry in (pod.raw.get("spec") or {}).get("resourceClaims") or ():
-        view = PodClaim(entry.get("name") or "", None, pod.namespace)
+    for raw_entry in (pod.raw.get("spec") or {}).get("resourceClaims") or ():
+        entry = podgroups.ClaimEntry.read(raw_entry)
+        view = PodClaim(entry.name, None, pod.namespace)
         group = podgroups.binding(pod, entry, groups) if groups else None
         if group is not None:
             view.group = group.key
             claim = _group_claim(pod, group, view, entry, claims, scenario, features, resolved)
             if claim is not None:
                 resolved.consumers[claim.key] = group.consumer
-        elif entry.get("resourceClaimName"):
-            view.name = entry["resourceClaimName"]
+        elif entry.claim_name:
+            view.name = entry.claim_name
             claim = claims.get(pod.namespace, view.name)
             if claim is None:
                 resolved.fail(f'could not find ResourceClaim "{pod.namespace}/{view.name}"')
         else:
-            view.template = entry.get("resourceClaimTemplateName")
+            view.template = entry.template_name
             claim = _template_claim(pod, view, statuses.get(view.pod_claim_name), claims, scenario, features,
                                     resolved)
         resolved.entries.append((view, claim))
     return resolved
 
 
-def _group_claim(pod: Pod, group, view: PodClaim, entry: dict, claims: _Claims, scenario: Scenario,
-                 features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
+def _group_claim(pod: Pod, group, view: PodClaim, entry: podgroups.ClaimEntry, claims: _Claims,
+                 scenario: Scenario, features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
     """A PodGroup's claim: the one it names, or the one the controller made (or makes) for the group."""
-    if entry.get("resourceClaimName"):
-        view.name = entry["resourceClaimName"]
+    if entry.claim_name:
+        view.name = entry.claim_name
         claim = claims.get(pod.namespace, view.name)
         if claim is None:
             resolved.fail(f'could not find ResourceClaim "{pod.namespace}/{view.name}"')
         return claim
-    view.template = entry.get("resourceClaimTemplateName")
+    view.template = entry.template_name
     recorded = group.statuses.get(view.pod_claim_name)
     claim = claims.get(pod.namespace, recorded) if recorded else None
     if claim is None:
@@ -778,14 +779,12 @@ def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: boo
                 "spec.schedulingGroup), so the pod is scheduled on its own with claims of its own"]
     group = scenario.pod_groups.get(f"{pod.namespace}/{name}")
     if group is None:
-        return [f"the pod belongs to PodGroup {pod.namespace}/{name}, which the scenario does not hold: its claims "
-                "are its own here"]
+        return [podgroups.MISSING_GROUP_NOTE.format(key=f"{pod.namespace}/{name}")]
     notes = []
     if group.claims and not groups:
         notes.append(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, every "
                      "pod gets and reserves claims of its own")
-    if group.min_count and group.min_count > 1:
-        notes.append(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count))
+    notes.extend(podgroups.gang_notes(group, scenario.pods))
     return notes
 
 

@@ -121,6 +121,37 @@ def case(seed: int) -> tuple[str, dict]:
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 
 
+def gang_case(seed: int) -> tuple[str, dict]:
+    """(scenario text, gates) for one seed of the queue differential: PodGroups with a gang policy
+    (minCount 1 to 4) or a basic one, their pods from Jobs, Deployments and bare pods (sometimes
+    fewer than minCount, sometimes one of them bound), pods of a PodGroup the scenario lacks, and
+    pods of no group; GenericWorkload on, or off."""
+    rng = random.Random(seed)
+    nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
+    objects: list = [_node(n, rng) for n in nodes]
+    groups = []
+    for name in ("gang-a", "gang-b")[:rng.randint(1, 2)]:
+        policy = {"gang": {"minCount": rng.randint(1, 4)}} if rng.random() < 0.75 else {"basic": {}}
+        objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                        "metadata": {"name": name, "namespace": "default"}, "spec": {"schedulingPolicy": policy}})
+        groups.append(name)
+    for i in range(rng.randint(1, 4)):
+        kind = rng.choice(["Job", "Deployment", "Pod", "Pod"])
+        group = rng.choice(groups + groups + ["missing", None])
+        spec = _pod_spec(rng, [], group)
+        name = f"w{i}"
+        if kind == "Pod":
+            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+            if rng.random() < 0.2:
+                spec["nodeName"] = nodes[0]
+                pod["status"] = {"phase": "Running"}
+            objects.append(pod)
+        else:
+            objects.append(_workload(kind, name, spec, rng))
+    gates = rng.choice([GENERIC_ONLY, GENERIC_ONLY, GROUP_GATES, {}])
+    return yaml.safe_dump_all(objects, sort_keys=False), gates
+
+
 def oracle_dump(text: str) -> str:
     """The dump the engine's expansion stands for: every object but the workloads, then the pods
     in the engine's scheduling order."""

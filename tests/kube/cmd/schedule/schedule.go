@@ -50,6 +50,7 @@ type podAnswer struct {
 	Nodes     []nodeVerdict `json:"nodes,omitempty"`
 	Scores    []nodeScore   `json:"scores,omitempty"`
 	Claims    []claimAnswer `json:"claims,omitempty"`
+	Queue     *queueVerdict `json:"queue,omitempty"` // asked for with "queue": true (queue.go)
 }
 
 type nodeVerdict struct {
@@ -335,6 +336,13 @@ func scheduleAll(ctx context.Context, d *dump) ([]podAnswer, error) {
 	defer delete(podGroupsOf, d)
 	makePodGroupClaims(d)
 	makeTemplateClaims(d)
+	var queued map[string]queueVerdict
+	if reportQueue {
+		var err error
+		if queued, err = queueVerdicts(ctx, d); err != nil {
+			return nil, fmt.Errorf("the scheduling queue: %w", err)
+		}
+	}
 	w, err := newWorld(ctx, d)
 	if err != nil {
 		return nil, err
@@ -356,6 +364,9 @@ func scheduleAll(ctx context.Context, d *dump) ([]podAnswer, error) {
 			w.scheduleOne(ctx, pod, &answer)
 		}
 		answer.Claims = w.claimsOf(ctx, pod)
+		if verdict, ok := queued[pod.Namespace+"/"+pod.Name]; ok {
+			answer.Queue = &verdict
+		}
 		answers = append(answers, answer)
 	}
 	return answers, nil
