@@ -682,6 +682,7 @@ def schedule_pods(
     }
     groups = scenario.pod_groups if gates.scheduler.enabled(podgroups.GATE) else {}
     generic = gates.scheduler.enabled(podgroups.GENERIC_GATE)
+    node_allocatable = gates.scheduler.enabled(fit.NODE_ALLOCATABLE_GATE) and fit.node_allocatable_devices(scenario.slices)
     results: list[PodResult] = []
     to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)
     used: set = set()
@@ -696,7 +697,8 @@ def schedule_pods(
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
                                            names=names, features=features, options=options,
-                                           explain_result=explain_result, groups=groups, generic=generic)
+                                           explain_result=explain_result, groups=groups, generic=generic,
+                                           node_allocatable=node_allocatable)
         used.update(c.key for c in pod_claims)
         if result.outcome != BOUND:
             for claim in pod_claims:
@@ -739,7 +741,8 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
 
 
 def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
-                  explain_result: bool, groups: dict | None = None, generic: bool = False) -> tuple[PodResult, list]:
+                  explain_result: bool, groups: dict | None = None, generic: bool = False,
+                  node_allocatable: bool = False) -> tuple[PodResult, list]:
     result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key))
     result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
                        if amount}
@@ -752,6 +755,8 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
     if unmodelled and not (pod.raw.get("spec") or {}).get("nodeName"):
         result.notes.append(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and scores may "
                             "differ from the scheduler's, and so may those of the pods after it")
+    if node_allocatable and (pod.raw.get("spec") or {}).get("resourceClaims") and not (pod.raw.get("spec") or {}).get("nodeName"):
+        result.notes.append(fit.NODE_ALLOCATABLE_NOTE.format(gate=fit.NODE_ALLOCATABLE_GATE))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,

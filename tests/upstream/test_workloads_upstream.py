@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from allocator.engine.gates import gates_from_dict
 from allocator.engine.templatehash import (controller_revision_hash, created_template, dump_for_hash,
@@ -25,11 +26,12 @@ from allocator.engine.templatehash import (controller_revision_hash, created_tem
 from tests.upstream import kube_build
 from tests.upstream import template_hashes as th
 from tests.upstream import workload_dumps as wd
-from tests.upstream.scheduler import compare
+from tests.upstream.scheduler import compare, compare_pod
 
 EXAMPLES = int(os.environ.get("DRA_WORKLOAD_EXAMPLES", "200"))
 HASH_EXAMPLES = int(os.environ.get("DRA_TEMPLATE_HASH_EXAMPLES", "300"))
 GANG_EXAMPLES = int(os.environ.get("DRA_GANG_EXAMPLES", "150"))
+NODE_ALLOCATABLE_EXAMPLES = int(os.environ.get("DRA_NODE_ALLOCATABLE_EXAMPLES", "150"))
 REGRESSIONS = Path(__file__).resolve().parent / "regressions" / "workloads"
 CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
 
@@ -143,6 +145,36 @@ def test_the_queue_comparison_is_not_blind(scheduler):
             break
     gangs[0]["queue"] = {"entity": "pod"}
     assert _queue_differences(text, gates, theirs)
+
+
+def test_node_allocatable_resources_are_said_not_modelled_for_exactly_the_pods_they_touch(scheduler):
+    """DRANodeAllocatableResources is not modelled. With it on and devices that map allocations to node
+    resources, every pending pod with claims says so; pods before the first such pod agree with the
+    scheduler in every compared part, and so do all pods of a scenario without the note. The scheduler
+    does count the mapped resources (some pod's status carries them), so the note is not idle."""
+    failures, counted = [], 0
+    for seed in range(NODE_ALLOCATABLE_EXAMPLES):
+        text, gates = wd.node_allocatable_case(seed)
+        theirs = scheduler.request(wd.oracle_request(text, gates))
+        assert "pods" in theirs, theirs.get("error")
+        mine = {(p["namespace"], p["name"]): p for p in wd.ours(text, gates)["pods"]}
+        raw = {(d["metadata"]["namespace"], d["metadata"]["name"]): d for d in yaml.safe_load_all(text)
+               if d.get("kind") == "Pod"}
+        mapped = bool(gates) and "nodeAllocatableResources" in text
+        comparable = True
+        for up in theirs["pods"]:
+            key = (up["namespace"], up["name"])
+            counted += bool(up.get("nodeAllocatable"))
+            noted = any(n.startswith("not modelled: DRANodeAllocatableResources") for n in mine[key]["notes"])
+            expected = mapped and bool(raw[key]["spec"].get("resourceClaims"))
+            if noted != expected:
+                failures.append(f"seed {seed} pod {key[1]}: noted {noted}, expected {expected}")
+            if noted:
+                comparable = False  # the scheduler may place it elsewhere, and so the pods after it
+            elif comparable:
+                failures += [f"seed {seed} pod {key[1]}: {d}" for d in compare_pod(mine[key], up)]
+    assert not failures, f"{len(failures)} disagreements:\n" + "\n".join(failures[:8])
+    assert counted, "no generated pod had node-allocatable resources counted by the scheduler"
 
 
 def _hash_differences(cases, oracle):

@@ -51,6 +51,8 @@ type podAnswer struct {
 	Scores    []nodeScore   `json:"scores,omitempty"`
 	Claims    []claimAnswer `json:"claims,omitempty"`
 	Queue     *queueVerdict `json:"queue,omitempty"` // asked for with "queue": true (queue.go)
+	// NodeAllocatable is the bound pod's status.nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources).
+	NodeAllocatable []v1.NodeAllocatableResourceClaimStatus `json:"nodeAllocatable,omitempty"`
 }
 
 type nodeVerdict struct {
@@ -364,6 +366,9 @@ func scheduleAll(ctx context.Context, d *dump) ([]podAnswer, error) {
 			w.scheduleOne(ctx, pod, &answer)
 		}
 		answer.Claims = w.claimsOf(ctx, pod)
+		if current, err := w.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{}); err == nil {
+			answer.NodeAllocatable = current.Status.NodeAllocatableResourceClaimStatuses
+		}
 		if verdict, ok := queued[pod.Namespace+"/"+pod.Name]; ok {
 			answer.Queue = &verdict
 		}
@@ -560,6 +565,12 @@ func (w *world) bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, hos
 	logger := klog.FromContext(ctx)
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = host
+	if utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources) {
+		// As schedulingCycle does before it assumes the pod: the node-allocatable resources that
+		// DynamicResources' Filter computed for this node, so that the cache counts them.
+		assumed.Status.NodeAllocatableResourceClaimStatuses =
+			dynamicresources.ExtractPodNodeAllocatableResourceClaimStatus(logger, state, host)
+	}
 	if err := w.cache.AssumePod(logger, assumed); err != nil {
 		answer.Outcome, answer.Message = "error", err.Error()
 		return
