@@ -8,10 +8,15 @@ claims as the resourceclaim controller does. Everything the scheduler differenti
 agree, and so must each claim's name and reservedFor (the pod, or the PodGroup). DRA_WORKLOAD_EXAMPLES
 sets how many (200 in `make test`).
 
-pod-template-hash: the engine's against the Deployment controller's (the podhash oracle), over
-DRA_TEMPLATE_HASH_EXAMPLES generated templates (300 in `make test`) and every workload template of
-the real manifests; each must be vouched for (not an estimate) and agree. The stored regressions (tests/upstream/regressions/workloads)
-run without Go.
+pod-template-hash and controller-revision-hash: the engine's against the Deployment, DaemonSet and
+StatefulSet controllers' (the podhash oracle), over DRA_TEMPLATE_HASH_EXAMPLES generated templates
+(300 in `make test`) and every workload template of the real manifests; each must be vouched for (not
+an estimate) and agree. The stored regressions (tests/upstream/regressions/workloads) run without Go.
+
+What the playground does not model is said on exactly the pods it touches, judged by the oracle: the
+pod group cycle (the real scheduling queue's "queue" answer, DRA_GANG_EXAMPLES scenarios, 150 in
+`make test`) and DRANodeAllocatableResources (the oracle counts the mapped resources as kube-scheduler
+does; DRA_NODE_ALLOCATABLE_EXAMPLES scenarios, 150 in `make test`).
 """
 import json
 import os
