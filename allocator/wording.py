@@ -735,7 +735,18 @@ _NOTES = {
         "%(gate)s is off: the scheduler knows no PodGroups (the apiserver would drop spec.schedulingGroup), so the "
         "pod is scheduled on its own with claims of its own"),
     "group-missing": gettext_noop(
-        "the pod belongs to PodGroup %(group)s, which the scenario does not hold: its claims are its own here"),
+        "not modelled: the pod belongs to PodGroup %(group)s, which the scenario does not hold: kube-scheduler keeps "
+        "the pod out of its scheduling queue until that PodGroup exists; the playground schedules it on its own, with "
+        "claims of its own"),
+    "gang-short": gettext_noop(
+        "not modelled: PodGroup %(group)s asks for gang scheduling (minCount %(count)s) and the scenario holds "
+        "%(have)s of its pods: kube-scheduler keeps them all out of its scheduling queue until %(count)s exist, so "
+        "none is scheduled; the playground places them one by one"),
+    "node-allocatable": gettext_noop(
+        "not modelled: %(gate)s is on and devices in the scenario's ResourceSlices carry nodeAllocatableResources: "
+        "kube-scheduler adds the CPU, memory or hugepages they map to this pod's requests once its claims are "
+        "allocated, and counts them on the node for the pods after it; the playground does not, so its node, "
+        "verdicts and scores may differ"),
     "group-claims-gate-off": gettext_noop(
         "%(gate)s is off: PodGroup %(group)s's resourceClaims are not consulted, every pod gets and reserves claims "
         "of its own"),

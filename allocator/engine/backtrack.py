@@ -123,6 +123,8 @@ def joint_assignment(scenario, results: list, schedule) -> JointAssignment | Non
     first_pending = next((i for i, r in enumerate(considered) if r.outcome == PENDING), None)
     if first_pending is None or not any(r.outcome == SCHEDULED for r in considered[:first_pending]):
         return None
+    if first_pending >= MAX_PODS:
+        return None  # the first Pending pod is past the pods the search may vary: too much to search
     considered = considered[:MAX_PODS]
     keys = [r.key for r in considered]
     candidates = {}

@@ -311,3 +311,26 @@ def extended_claim_requests(pod: Pod, resources: dict, classes: ExtendedResource
         mappings.extend(long_maps + short_maps)
     requests.sort(key=lambda r: r["name"])
     return requests, mappings
+
+
+# --- node-allocatable resources from DRA (DRANodeAllocatableResources, alpha in 1.37) ---------------
+#
+# With the gate on, a device whose `nodeAllocatableResources` maps a claim's allocation to CPU, memory,
+# ephemeral storage or hugepages (mapping: per device or per consumed capacity; overhead: per pod and
+# per container) adds that demand to the pod: DynamicResources' Filter checks it against the node's
+# allocatable minus what is requested there (reasons "Insufficient cpu" and so on, its plugin's),
+# refuses to share a claim with a mapped device across pods, and the scheduler's cache then counts it
+# among the node's requested resources for every later pod. None of that is modelled here: such pods
+# get a "not modelled" note (NODE_ALLOCATABLE_NOTE), proven by the differential in
+# tests/upstream/test_scheduler_upstream.py.
+
+NODE_ALLOCATABLE_GATE = "DRANodeAllocatableResources"
+NODE_ALLOCATABLE_NOTE = ("not modelled: {gate} is on and devices in the scenario's ResourceSlices carry "
+                         "nodeAllocatableResources: kube-scheduler adds the CPU, memory or hugepages they map to "
+                         "this pod's requests once its claims are allocated, and counts them on the node for the "
+                         "pods after it; the playground does not, so its node, verdicts and scores may differ")
+
+
+def node_allocatable_devices(slices) -> bool:
+    """Whether any device of these ResourceSlices maps an allocation to node-allocatable resources."""
+    return any(d.node_allocatable for s in slices for d in s.devices)

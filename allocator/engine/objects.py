@@ -461,6 +461,7 @@ class Device:
     binding_failure_conditions: tuple | None = None
     allow_multiple: bool = False
     index: int = 0  # position in its slice
+    node_allocatable: dict | None = None  # nodeAllocatableResources as written (DRANodeAllocatableResources)
     cel_input: object = None  # the CEL view of the device (or why it has none), made on first use
     # Compiled selector -> its result on this device (or the error it raised): a function of the
     # two alone, so kept for as long as the device is (the built slice outlives one run).
@@ -574,6 +575,7 @@ def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
                 binding_failure_conditions=_conditions(d.get("bindingFailureConditions")),
                 allow_multiple=bool(d.get("allowMultipleAllocations")),
                 index=index,
+                node_allocatable=d.get("nodeAllocatableResources") or None,
             )
         )
     return ResourceSlice(

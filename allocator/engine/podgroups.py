@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from allocator.engine.explanation import Sentence
 from allocator.engine.objects import build_claim
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.validation import dns_label_errors, dns_subdomain_errors
@@ -39,10 +40,17 @@ def understood(api_version, kind) -> bool:
 
 
 @dataclass(frozen=True)
-class GroupClaim:
+class ClaimEntry:
+    """One entry of a `resourceClaims` list, a pod's or a PodGroup's (the same three fields): its
+    name and the ResourceClaim or ResourceClaimTemplate it names."""
+
     name: str
     claim_name: str | None
     template_name: str | None
+
+    @classmethod
+    def read(cls, entry: dict) -> "ClaimEntry":
+        return cls(entry.get("name") or "", entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName"))
 
 
 @dataclass(frozen=True)
@@ -50,7 +58,7 @@ class PodGroup:
     namespace: str
     name: str
     uid: str
-    claims: tuple  # GroupClaim
+    claims: tuple  # ClaimEntry
     min_count: int | None  # schedulingPolicy.gang.minCount
     statuses: dict  # status.resourceClaimStatuses: claim name -> ResourceClaim name (None: none needed)
     ref: tuple | None = None
@@ -103,11 +111,11 @@ def read_pod_group(data: dict, ref, *, kind: str, name: str) -> tuple[PodGroup |
             for message in dns_label_errors(claim_name):
                 problems.append(problem(f"Invalid value: {claim_name!r}: {message}", path + ("name",)))
         seen.add(claim_name)
-        direct, template = entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName")
-        if (direct is None) == (template is None):
+        claim = ClaimEntry(claim_name, entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName"))
+        if (claim.claim_name is None) == (claim.template_name is None):
             problems.append(problem("Invalid value: exactly one of `resourceClaimName` or "
                                     "`resourceClaimTemplateName` must be specified", path))
-        claims.append(GroupClaim(claim_name, direct, template))
+        claims.append(claim)
     gang = ((spec.get("schedulingPolicy") or {}).get("gang") or {}) if isinstance(spec.get("schedulingPolicy"), dict) else {}
     min_count = gang.get("minCount") if isinstance(gang.get("minCount"), int) else None
     statuses = {}
@@ -131,17 +139,12 @@ def group_of(pod) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def binding(pod, entry: dict, groups: dict) -> PodGroup | None:
-    """The PodGroup that this pod claim is bound to (the claim is the group's), or None for the pod's own."""
+def binding(pod, entry: ClaimEntry, groups: dict) -> PodGroup | None:
+    """The PodGroup that this pod claim is bound to (the group lists the same entry: the claim is the
+    group's), or None for the pod's own."""
     name = group_of(pod)
     group = groups.get(f"{pod.namespace}/{name}") if name else None
-    if group is None:
-        return None
-    for claim in group.claims:
-        if (claim.name == entry.get("name") and claim.claim_name == entry.get("resourceClaimName")
-                and claim.template_name == entry.get("resourceClaimTemplateName")):
-            return group
-    return None
+    return group if group is not None and entry in group.claims else None
 
 
 def owned_by_group(claim, group: PodGroup) -> bool:
@@ -181,3 +184,26 @@ def make_claim(group: PodGroup, claim_name: str, template) -> object:
 
 GANG_NOTE = ("PodGroup {key} asks for gang scheduling (minCount {count}): kube-scheduler binds all or none of "
              "its pods; the playground places them one by one and does not undo the ones that fit")
+SHORT_GANG_NOTE = ("not modelled: PodGroup {key} asks for gang scheduling (minCount {count}) and the scenario holds "
+                   "{have} of its pods: kube-scheduler keeps them all out of its scheduling queue until {count} exist, "
+                   "so none is scheduled; the playground places them one by one")
+MISSING_GROUP_NOTE = ("not modelled: the pod belongs to PodGroup {key}, which the scenario does not hold: kube-scheduler "
+                      "keeps the pod out of its scheduling queue until that PodGroup exists; the playground schedules it "
+                      "on its own, with claims of its own")
+
+
+def gang_notes(group: PodGroup, pods) -> list[Sentence]:
+    """What the playground says of a pod of `group` (GenericWorkload on) about the pod group cycle it
+    does not run. kube-scheduler's queue takes the group's pending pods together; for a gang
+    (minCount above 1) its cycle binds all or none, and its GangScheduling PreEnqueue keeps every pod
+    of the group out of the queue while fewer than minCount of them (pending or bound, not finished)
+    exist. A group without a gang places its pods as one by one does, and gets no note."""
+    if not group.min_count or group.min_count <= 1:
+        return []
+    have = sum(1 for p in pods if p.namespace == group.namespace and group_of(p) == group.name
+               and ((p.raw.get("status") or {}).get("phase")) not in ("Succeeded", "Failed"))
+    if have < group.min_count:
+        return [Sentence(SHORT_GANG_NOTE.format(key=group.key, count=group.min_count, have=have), "gang-short",
+                         group=group.key, count=group.min_count, have=have)]
+    return [Sentence(GANG_NOTE.format(key=group.key, count=group.min_count), "gang", group=group.key,
+                     count=group.min_count)]

@@ -340,37 +340,38 @@ def _resolve_claims(pod: Pod, claims: _Claims, scenario: Scenario, features: All
     resolved = _Resolved()
     statuses = {s.get("name"): s for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or ())
                 if isinstance(s, dict)}
-    for entry in (pod.raw.get("spec") or {}).get("resourceClaims") or ():
-        view = PodClaim(entry.get("name") or "", None, pod.namespace)
+    for raw_entry in (pod.raw.get("spec") or {}).get("resourceClaims") or ():
+        entry = podgroups.ClaimEntry.read(raw_entry)
+        view = PodClaim(entry.name, None, pod.namespace)
         group = podgroups.binding(pod, entry, groups) if groups else None
         if group is not None:
             view.group = group.key
             claim = _group_claim(pod, group, view, entry, claims, scenario, features, resolved)
             if claim is not None:
                 resolved.consumers[claim.key] = group.consumer
-        elif entry.get("resourceClaimName"):
-            view.name = entry["resourceClaimName"]
+        elif entry.claim_name:
+            view.name = entry.claim_name
             claim = claims.get(pod.namespace, view.name)
             if claim is None:
                 resolved.fail(f'could not find ResourceClaim "{pod.namespace}/{view.name}"')
         else:
-            view.template = entry.get("resourceClaimTemplateName")
+            view.template = entry.template_name
             claim = _template_claim(pod, view, statuses.get(view.pod_claim_name), claims, scenario, features,
                                     resolved)
         resolved.entries.append((view, claim))
     return resolved
 
 
-def _group_claim(pod: Pod, group, view: PodClaim, entry: dict, claims: _Claims, scenario: Scenario,
-                 features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
+def _group_claim(pod: Pod, group, view: PodClaim, entry: podgroups.ClaimEntry, claims: _Claims,
+                 scenario: Scenario, features: AllocatorFeatures, resolved: _Resolved) -> ResourceClaim | None:
     """A PodGroup's claim: the one it names, or the one the controller made (or makes) for the group."""
-    if entry.get("resourceClaimName"):
-        view.name = entry["resourceClaimName"]
+    if entry.claim_name:
+        view.name = entry.claim_name
         claim = claims.get(pod.namespace, view.name)
         if claim is None:
             resolved.fail(f'could not find ResourceClaim "{pod.namespace}/{view.name}"')
         return claim
-    view.template = entry.get("resourceClaimTemplateName")
+    view.template = entry.template_name
     recorded = group.statuses.get(view.pod_claim_name)
     claim = claims.get(pod.namespace, recorded) if recorded else None
     if claim is None:
@@ -696,6 +697,7 @@ def schedule_pods(
     }
     groups = scenario.pod_groups if gates.scheduler.enabled(podgroups.GATE) else {}
     generic = gates.scheduler.enabled(podgroups.GENERIC_GATE)
+    node_allocatable = gates.scheduler.enabled(fit.NODE_ALLOCATABLE_GATE) and fit.node_allocatable_devices(scenario.slices)
     results: list[PodResult] = []
     to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)
     used: set = set()
@@ -711,7 +713,8 @@ def schedule_pods(
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
                                            names=names, features=features, options=options,
-                                           explain_result=explain_result, groups=groups, generic=generic)
+                                           explain_result=explain_result, groups=groups, generic=generic,
+                                           node_allocatable=node_allocatable)
         used.update(c.key for c in pod_claims)
         if result.outcome != BOUND:
             for claim in pod_claims:
@@ -758,7 +761,8 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
 
 
 def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
-                  explain_result: bool, groups: dict | None = None, generic: bool = False) -> tuple[PodResult, list]:
+                  explain_result: bool, groups: dict | None = None, generic: bool = False,
+                  node_allocatable: bool = False) -> tuple[PodResult, list]:
     result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key))
     result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
                        if amount}
@@ -772,6 +776,9 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
         result.notes.append(Sentence(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and "
                                      "scores may differ from the scheduler's, and so may those of the pods after it",
                                      "not-modelled", features=unmodelled))
+    if node_allocatable and (pod.raw.get("spec") or {}).get("resourceClaims") and not (pod.raw.get("spec") or {}).get("nodeName"):
+        result.notes.append(Sentence(fit.NODE_ALLOCATABLE_NOTE.format(gate=fit.NODE_ALLOCATABLE_GATE),
+                                     "node-allocatable", gate=fit.NODE_ALLOCATABLE_GATE))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
@@ -801,16 +808,13 @@ def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: boo
     key = f"{pod.namespace}/{name}"
     group = scenario.pod_groups.get(key)
     if group is None:
-        return [Sentence(f"the pod belongs to PodGroup {key}, which the scenario does not hold: its claims are its "
-                         "own here", "group-missing", group=key)]
+        return [Sentence(podgroups.MISSING_GROUP_NOTE.format(key=key), "group-missing", group=key)]
     notes = []
     if group.claims and not groups:
         notes.append(Sentence(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, "
                               "every pod gets and reserves claims of its own", "group-claims-gate-off",
                               gate=podgroups.GATE, group=group.key))
-    if group.min_count and group.min_count > 1:
-        notes.append(Sentence(podgroups.GANG_NOTE.format(key=group.key, count=group.min_count), "gang",
-                              group=group.key, count=group.min_count))
+    notes.extend(podgroups.gang_notes(group, scenario.pods))
     return notes
 
 

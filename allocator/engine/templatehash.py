@@ -80,16 +80,21 @@ def safe_encode(text: str) -> str:
 def pod_template_hash(template: dict, collision_count: int | None = None, *, gates=None) -> TemplateHash:
     """The hash of a Deployment's `spec.template` (JSON form): created under the apiserver's `gates`
     (fields of disabled gates dropped), or with `gates=None` read as stored (nothing dropped)."""
-    why = ""
-    try:
-        text = dump_for_hash(created_template(template, gates=gates))
-    except (Inexact, ArithmeticError) as exc:
-        why = str(exc) if isinstance(exc, Inexact) else "a quantity beyond the int64 form"
-        text = json.dumps(_string_keys(template), sort_keys=True, separators=(",", ":"), default=str)
+    text, why = _rendered(template, gates, dump_for_hash)
     data = text.encode()
     if collision_count is not None:  # eight bytes: the count's four, little-endian, then four zeros
         data += int(collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
     return TemplateHash(safe_encode(str(fnv32a(data))), not why, why)
+
+
+def _rendered(template: dict, gates, render) -> tuple[str, str]:
+    """(what is hashed, why it is only an estimate): `render` of the template as created, or, where
+    this module cannot vouch for that, a stable JSON form of the template as given."""
+    try:
+        return render(created_template(template, gates=gates)), ""
+    except (Inexact, ArithmeticError) as exc:
+        why = str(exc) if isinstance(exc, Inexact) else "a quantity beyond the int64 form"
+        return json.dumps(_string_keys(template), sort_keys=True, separators=(",", ":"), default=str), why
 
 
 def _string_keys(value):
@@ -356,8 +361,10 @@ def quantity_fields(canonical: str) -> dict:
             "Format": fmt}
 
 
-def _go_value(value, type_name: str, types: dict, path: str):
-    """A JSON value as the Go value of `type_name` holds it: dicts by Go field name, None for nil."""
+def _go_value(value, type_name: str, types: dict, path: str, as_json: bool = False):
+    """A JSON value as the Go value of `type_name` holds it (after a protobuf round trip: empty lists
+    and maps are nil): dicts by Go field name, None for nil; or, `as_json`, what encoding/json writes
+    for that Go value (fields by JSON name, empty `omitempty` ones left out, embedded structs inline)."""
     t = types[type_name]
     kind = t["kind"]
     if type_name == "resource.Quantity":
@@ -368,32 +375,35 @@ def _go_value(value, type_name: str, types: dict, path: str):
             q = value if isinstance(value, Quantity) else Quantity.parse(value)
         except QuantityError:
             raise Inexact(f"{path}: not a quantity") from None
-        return quantity_fields(str(q))
+        fields = quantity_fields(str(q))  # raises Inexact beyond the int64 form
+        return str(q) if as_json else fields
     if type_name == "intstr.IntOrString":
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             if value is None:
-                return {"Type": 0, "IntVal": 0, "StrVal": ""}
+                return 0 if as_json else {"Type": 0, "IntVal": 0, "StrVal": ""}
             raise Inexact(f"{path}: not an int or a string")
+        if as_json:
+            return _go_int(value, path) if isinstance(value, int) else value
         return {"Type": 0, "IntVal": value, "StrVal": ""} if isinstance(value, int) else \
             {"Type": 1, "IntVal": 0, "StrVal": value}
     if type_name == "v1.Time":
         if value is not None:
             raise Inexact(f"{path}: a time")
-        return {"Time": {"wall": 0, "ext": 0, "loc": None}}
+        return None if as_json else {"Time": {"wall": 0, "ext": 0, "loc": None}}
     if kind == "ptr":
-        return None if value is None else _go_value(value, t["elem"], types, path)
+        return None if value is None else _go_value(value, t["elem"], types, path, as_json)
     if kind == "slice":
         if value is None or value == []:  # protobuf keeps no empty list
             return None
-        if not isinstance(value, list):
+        if not isinstance(value, list) or as_json and types[t["elem"]]["kind"] == "uint8":
             raise Inexact(f"{path}: not a list")
-        return [_go_value(item, t["elem"], types, f"{path}[{i}]") for i, item in enumerate(value)]
+        return [_go_value(item, t["elem"], types, f"{path}[{i}]", as_json) for i, item in enumerate(value)]
     if kind == "map":
         if value is None or value == {}:
             return None
         if not isinstance(value, dict):
             raise Inexact(f"{path}: not an object")
-        return {str(k): _go_value(v, t["elem"], types, f"{path}.{k}") for k, v in value.items()}
+        return {str(k): _go_value(v, t["elem"], types, f"{path}.{k}", as_json) for k, v in value.items()}
     if kind == "struct":
         if value is None:
             value = {}
@@ -401,11 +411,21 @@ def _go_value(value, type_name: str, types: dict, path: str):
             raise Inexact(f"{path}: not an object")
         out = {}
         for f in t["fields"]:
-            if not f["json"] and types[f["type"]]["kind"] == "struct":  # an embedded struct: its fields are the holder's
-                out[f["name"]] = _go_value(value, f["type"], types, path)
-            else:
-                out[f["name"]] = _go_value(value.get(f["json"] or f["name"]), f["type"], types,
-                                           f"{path}.{f['json'] or f['name']}")
+            field_kind = types[f["type"]]["kind"]
+            if as_json and f["json"] == "-":
+                continue
+            if not f["json"] and field_kind == "struct":  # an embedded struct: its fields are the holder's
+                inner = _go_value(value, f["type"], types, path, as_json)
+                if as_json:
+                    out.update(inner)
+                else:
+                    out[f["name"]] = inner
+                continue
+            key = f["json"] or f["name"]
+            item = _go_value(value.get(key), f["type"], types, f"{path}.{key}", as_json)
+            if as_json and (f.get("omitzero") and item is None or f.get("omitempty") and _empty(item, field_kind)):
+                continue
+            out[key if as_json else f["name"]] = item
         return out
     if kind == "string":
         if value is None:
@@ -424,7 +444,7 @@ def _go_value(value, type_name: str, types: dict, path: str):
             return 0
         if isinstance(value, bool) or not isinstance(value, int):
             raise Inexact(f"{path}: not an integer")
-        return value
+        return _go_int(value, path) if as_json else value
     raise Inexact(f"{path}: a {kind}")
 
 
@@ -479,3 +499,66 @@ def dump_for_hash(template: dict) -> str:
     out: list = []
     _spew(_go_value(template, root, types, "template"), root, types, True, out)
     return "".join(out)
+
+
+# --- controller-revision-hash -------------------------------------------------------------------
+#
+# A DaemonSet names its ControllerRevision `<ds>-<hash>` with the same ComputeHash over its template
+# as a Deployment, and labels its pods with that hash. A StatefulSet's revision is made by
+# history.NewControllerRevision: FNV-32 (not 32a) over the controller's patch, the JSON
+# `{"spec":{"template":{...,"$patch":"replace"}}}` as Go's encoding/json writes the template (fields
+# by their JSON tags, empty `omitempty` ones left out, keys sorted because the controller re-marshals
+# a generic map), then the collision count's decimal digits (0 when the status has none); the pods'
+# label is the revision's name, `<set>-<hash>`.
+
+
+def fnv32(data: bytes) -> int:
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value * 0x01000193) & 0xFFFFFFFF) ^ byte
+    return value
+
+
+def controller_revision_hash(kind: str, name: str, template: dict, collision_count: int | None = None, *,
+                             gates=None) -> TemplateHash:
+    """The `controller-revision-hash` label of a DaemonSet's or a StatefulSet's pods (see above)."""
+    if kind == "DaemonSet":
+        return pod_template_hash(template, collision_count, gates=gates)
+    text, why = _rendered(template, gates, statefulset_patch)
+    data = text.encode() + str(collision_count or 0).encode()
+    return TemplateHash(f"{name[:223]}-{safe_encode(str(fnv32(data)))}", not why, why)
+
+
+def statefulset_patch(template: dict) -> str:
+    """The StatefulSet controller's patch of `spec.template` (as created_template gives it)."""
+    tree = _types()
+    body = _go_value(template, tree["root"], tree["types"], "template", as_json=True)
+    body["$patch"] = "replace"
+    text = json.dumps({"spec": {"template": body}}, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                          ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def _empty(value, kind: str) -> bool:
+    """Whether encoding/json's omitempty leaves out this value of a field of this Go kind: a nil
+    pointer, an empty list, map or string, false, zero; never a struct."""
+    if kind == "ptr":
+        return value is None
+    if kind in ("slice", "map"):
+        return value is None or value in ([], {})
+    if kind == "string":
+        return value == ""
+    if kind == "bool":
+        return value is False
+    if kind.startswith(("int", "uint", "float")):
+        return value == 0
+    return False
+
+
+def _go_int(value: int, path: str) -> int:
+    """An integer the controller's generic-map round trip (through float64) keeps as it is."""
+    if abs(value) >= 2**53:
+        raise Inexact(f"{path}: an integer beyond float64's exact range")
+    return value

@@ -21,13 +21,13 @@ Pods the input already holds for a workload (a controller owner reference to it)
 the missing ones are made. Every made pod carries a controller owner reference to its
 workload, and the scenario records which workload it came from.
 
-A Deployment's `pod-template-hash` (in its ReplicaSet's name and so in its pods' names) is the one
+A Deployment's `pod-template-hash` (in its ReplicaSet's name and so in its pods' names) and the
+`controller-revision-hash` label of a StatefulSet's and a DaemonSet's pods are the ones
 kube-controller-manager 1.37.2 computes (engine/templatehash.py, judged by the podhash oracle):
 the names are as a cluster would name them, save the five random characters the apiserver adds.
 Where the template holds something that module does not reproduce exactly, the hash is an
-estimate and the workload's label and a note say so. `controller-revision-hash` (StatefulSet,
-DaemonSet) is derived over this module's own canonical form of the template, not the controllers'
-ControllerRevision: it differs from a real cluster's; no scheduling decision and no pod name read it.
+estimate and the workload's label and a note say so. Pods of the workload already in the input
+carry the cluster's own label: made pods take theirs.
 """
 from __future__ import annotations
 
@@ -118,25 +118,6 @@ def _uid(seed: str):
     """A stable uid for an object the input does not give one (uuid is imported only for workloads)."""
     import uuid
     return uuid.uuid5(uuid.NAMESPACE_URL, seed)
-
-
-def safe_encode(text: str) -> str:
-    return "".join(_SAFE[ord(ch) % len(_SAFE)] for ch in text)
-
-
-def fnv32a(data: bytes) -> int:
-    value = 0x811C9DC5
-    for byte in data:
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return value
-
-
-def template_hash(template: dict, collision_count: int | None = None) -> str:
-    """controller-revision-hash over this module's canonical form (see the module note on what differs)."""
-    data = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str).encode()
-    if collision_count is not None:
-        data += int(collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
-    return safe_encode(str(fnv32a(data)))
 
 
 def with_suffix(generate_name: str, seed: str) -> str:
@@ -311,7 +292,24 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
     out.made(w, pods, ("spec", "template"), replicas, have, via=f"ReplicaSet {w.namespace}/{rs_name}{estimated}")
 
 
-def _expand_stateful_set(w: Workload, existing: _Existing, out: "_Out") -> None:
+def _revision(w: Workload, template: dict, pods: list, out: "_Out", gates) -> str:
+    """The controller-revision-hash of a StatefulSet's or DaemonSet's pods: the one its pods in the
+    input carry, else the one kube-controller-manager computes (a note says when it is an estimate)."""
+    for pod in pods:
+        label = ((pod.raw.get("metadata") or {}).get("labels") or {}).get("controller-revision-hash")
+        if isinstance(label, str) and label:
+            return label
+    from allocator.engine.templatehash import controller_revision_hash  # only these workloads need it
+    status = w.raw.get("status") if isinstance(w.raw.get("status"), dict) else {}
+    collisions = status.get("collisionCount") if isinstance(status.get("collisionCount"), int) else None
+    computed = controller_revision_hash(w.kind, w.name, template, collisions, gates=gates)
+    if not computed.exact:
+        out.note(w, f"controller-revision-hash {computed.value} is an estimate, not the one a cluster computes: "
+                    f"{computed.why}")
+    return computed.value
+
+
+def _expand_stateful_set(w: Workload, existing: _Existing, out: "_Out", gates) -> None:
     spec = w.raw.get("spec") if isinstance(w.raw.get("spec"), dict) else {}
     template = _template(spec, ("spec",))
     replicas = _replicas(w, spec, ("spec",))
@@ -321,7 +319,7 @@ def _expand_stateful_set(w: Workload, existing: _Existing, out: "_Out") -> None:
     except _Bad as bad:
         raise _Bad(("spec", "ordinals") + bad.path, bad.message) from None
     have = {p.name for p in existing.of("StatefulSet", w.namespace, w.name)}
-    revision = f"{w.name}-{template_hash(template)}"
+    revision = _revision(w, template, existing.of("StatefulSet", w.namespace, w.name), out, gates)
     owner = _owner("StatefulSet", w.name, w.uid)
     pods = []
     for ordinal in range(start, start + replicas):
@@ -403,6 +401,7 @@ def _expand_cron_job(w: Workload, existing: _Existing, out: "_Out") -> None:
         out.note(w, "suspended (spec.suspend): the CronJob controller starts no Job")
         return
     # The controller names each Job after its scheduled time in minutes since the epoch; one stands for all.
+    from allocator.engine.templatehash import fnv32a  # imported when needed: most inputs hold no workload
     job_name = f"{w.name}-{fnv32a(w.key.encode()) % 29_000_000}"
     job_uid = str(_uid(f"Job/{w.namespace}/{job_name}"))
     base = ("spec", "jobTemplate", "spec")
@@ -498,7 +497,7 @@ def _existing_daemon_nodes(pods: list) -> set:
     return nodes
 
 
-def _expand_daemon_set(w: Workload, existing: _Existing, out: "_Out", nodes: dict) -> None:
+def _expand_daemon_set(w: Workload, existing: _Existing, out: "_Out", nodes: dict, gates) -> None:
     spec = w.raw.get("spec") if isinstance(w.raw.get("spec"), dict) else {}
     template = _template(spec, ("spec",))
     if not nodes:
@@ -506,7 +505,7 @@ def _expand_daemon_set(w: Workload, existing: _Existing, out: "_Out", nodes: dic
         return
     chosen, skipped = daemon_nodes(w.raw, nodes)
     have = _existing_daemon_nodes(existing.of("DaemonSet", w.namespace, w.name))
-    revision = template_hash(template)
+    revision = _revision(w, template, existing.of("DaemonSet", w.namespace, w.name), out, gates)
     meta = w.raw.get("metadata") if isinstance(w.raw.get("metadata"), dict) else {}
     generation = meta.get("generation") if isinstance(meta.get("generation"), int) else None
     owner = _owner("DaemonSet", w.name, w.uid)
@@ -582,13 +581,13 @@ def expand(workloads: list, *, pods: list, nodes: dict, gates=None) -> Expansion
             elif w.kind == "ReplicaSet":
                 _expand_replica_set(w, existing, out)
             elif w.kind == "StatefulSet":
-                _expand_stateful_set(w, existing, out)
+                _expand_stateful_set(w, existing, out, gates)
             elif w.kind == "Job":
                 _expand_job(w, existing, out)
             elif w.kind == "CronJob":
                 _expand_cron_job(w, existing, out)
             elif w.kind == "DaemonSet":
-                _expand_daemon_set(w, existing, out, nodes)
+                _expand_daemon_set(w, existing, out, nodes, gates)
         except _Bad as bad:
             out.expansion.problems.append(Problem(
                 f"{bad.message} (so no pods are made)", kind=w.kind, name=w.key, path=bad.path,

@@ -58,3 +58,13 @@ def test_every_pod_scheduled_means_no_search():
     _, outcome = allocate_text(cluster(*pods))
     assert [p.outcome for p in outcome.pods] == [SCHEDULED, SCHEDULED]
     assert all(p.joint is None and "jointAssignment" not in p.as_dict() for p in outcome.pods)
+
+
+def test_a_pending_pod_past_the_searched_pods_is_not_searched_and_nothing_breaks():
+    """Found by the pod-group differential (seed 1710): 8 pods scheduled, the 9th Pending; the search
+    may vary the first 8 only, so it says nothing (it used to search them and then fail to find the
+    Pending pod among them, a StopIteration)."""
+    pods = [k.pod(f"p{i}", templates=[("gpu", "one-gpu")]) for i in range(9)]
+    _, outcome = allocate_text(cluster(*pods, gpus_a=4, gpus_b=4))
+    assert [p.outcome for p in outcome.pods] == [SCHEDULED] * 8 + [PENDING]
+    assert all(p.joint is None for p in outcome.pods)

@@ -89,6 +89,25 @@ def test_gang_scheduling_is_said_not_to_be_modelled():
     assert any("gang scheduling (minCount 2)" in n for n in outcome.pods[0].notes)
 
 
+def test_a_gang_short_of_min_count_says_the_scheduler_keeps_its_pods_out_of_the_queue():
+    """As the real queue does (GangScheduling PreEnqueue, tests/upstream/test_workloads_upstream.py)."""
+    _, outcome = allocate_text(cluster(pod_group(min_count=3), member("t-0"), member("t-1")), gates=ON)
+    for pod in outcome.pods:
+        assert any(n.startswith("not modelled: PodGroup default/trainers asks for gang scheduling (minCount 3) and "
+                                "the scenario holds 2 of its pods") for n in pod.notes), pod.notes
+
+
+def test_a_gang_of_min_count_one_places_its_pods_as_one_by_one_does():
+    _, outcome = allocate_text(cluster(pod_group(min_count=1), member("t-0")), gates=ON)
+    assert not any("gang" in n for n in outcome.pods[0].notes)
+
+
+def test_a_pod_of_a_missing_pod_group_says_the_scheduler_waits_for_it():
+    _, outcome = allocate_text(cluster(member("t-0", group="elsewhere")), gates=GENERIC_ONLY)
+    assert any(n.startswith("not modelled: the pod belongs to PodGroup default/elsewhere, which the scenario does "
+                            "not hold: kube-scheduler keeps the pod out of its scheduling queue") for n in outcome.pods[0].notes)
+
+
 def test_a_pod_group_in_an_unserved_version_is_ignored_with_a_located_warning():
     scenario = read_scenario(cluster(pod_group(api_version="scheduling.k8s.io/v1alpha2")))
     warning = next(w for w in scenario.warnings if w.kind == "PodGroup")

@@ -10,7 +10,7 @@ from allocator.engine.pods import SCHEDULED, PENDING
 from allocator.engine.problems import ERROR
 from allocator.engine.run import allocate_text
 from allocator.engine.scenario import read_scenario
-from allocator.engine.workloads import fnv32a, safe_encode
+from allocator.engine.templatehash import fnv32a, safe_encode
 from tests.engine import cluster as k
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,8 +1,10 @@
-"""pod-template-hash: the engine's (allocator/engine/templatehash.py) against kube-controller-manager's.
+"""pod-template-hash and controller-revision-hash: the engine's (allocator/engine/templatehash.py)
+against kube-controller-manager's.
 
-The podhash oracle (tests/kube/cmd/podhash) creates a Deployment as the apiserver does and hashes
-its template with the Deployment controller's own ComputeHash. Compared: the hash, and (to name the
-first difference) the dump that was hashed. Templates come from two places: generated ones (plain
+The podhash oracle (tests/kube/cmd/podhash) creates a Deployment, DaemonSet or StatefulSet as the
+apiserver does and hashes its template as that controller does (ComputeHash, or the StatefulSet's
+ControllerRevision). Compared: the pods' label value, and (to name the first difference) what was
+hashed: go-spew's dump, or the StatefulSet's JSON patch. Templates come from two places: generated ones (plain
 `random`, a seed per case, drawing the fields the workload generator and the real manifests use
 and the ones the apiserver defaults) and every workload's template in ../shared/realworld.
 """
@@ -28,12 +30,18 @@ class HashOracle(BatchProcess):
     def __init__(self):
         super().__init__(kube_build.build("podhash"))
 
-    def ask(self, template: dict, *, gates: dict | None = None, collision_count: int | None = None) -> dict:
-        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
-                      "spec": {"selector": {"matchLabels": {"x": "y"}}, "template": template}}
+    def ask(self, template: dict, *, gates: dict | None = None, collision_count: int | None = None,
+            kind: str = "Deployment", name: str = "d") -> dict:
+        """The oracle's answer for a workload of `kind` with this template: `hash`, and `label`, the
+        value the controller puts in its pods' pod-template-hash or controller-revision-hash."""
+        spec = {"selector": {"matchLabels": {"x": "y"}}, "template": template}
+        if kind == "StatefulSet":
+            spec["serviceName"] = "svc"
+        workload = {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": "default"},
+                    "spec": spec}
         if collision_count is not None:
-            deployment["status"] = {"collisionCount": collision_count}
-        return self.request({"object": json.dumps(deployment), "gates": gates or {}})
+            workload["status"] = {"collisionCount": collision_count}
+        return self.request({"object": json.dumps(workload), "gates": gates or {}})
 
 
 def _pick(rng: random.Random, chance: float) -> bool:
@@ -156,8 +164,8 @@ def gates(seed: int) -> dict:
     return random.Random(seed * 7919).choice([{}, {}, {"GenericWorkload": True}])
 
 
-def realworld_templates() -> list[tuple[str, dict]]:
-    """(where, template) of every workload in the real manifests that YAML reads."""
+def realworld_templates(kinds=WORKLOAD_KINDS) -> list[tuple[str, dict]]:
+    """(where, template) of every workload of these kinds in the real manifests that YAML reads."""
     found = []
     for path in sorted(REALWORLD.rglob("*.y*ml")):
         try:
@@ -165,7 +173,7 @@ def realworld_templates() -> list[tuple[str, dict]]:
         except (yaml.YAMLError, UnicodeDecodeError):
             continue  # a Helm template, not YAML
         for i, doc in enumerate(docs):
-            if not isinstance(doc, dict) or doc.get("kind") not in WORKLOAD_KINDS:
+            if not isinstance(doc, dict) or doc.get("kind") not in kinds:
                 continue
             spec = doc.get("spec") or {}
             if doc["kind"] == "CronJob":

@@ -8,26 +8,35 @@ claims as the resourceclaim controller does. Everything the scheduler differenti
 agree, and so must each claim's name and reservedFor (the pod, or the PodGroup). DRA_WORKLOAD_EXAMPLES
 sets how many (200 in `make test`).
 
-pod-template-hash: the engine's against the Deployment controller's (the podhash oracle), over
-DRA_TEMPLATE_HASH_EXAMPLES generated templates (300 in `make test`) and every workload template of
-the real manifests; each must be vouched for (not an estimate) and agree. The stored regressions (tests/upstream/regressions/workloads)
-run without Go.
+pod-template-hash and controller-revision-hash: the engine's against the Deployment, DaemonSet and
+StatefulSet controllers' (the podhash oracle), over DRA_TEMPLATE_HASH_EXAMPLES generated templates
+(300 in `make test`) and every workload template of the real manifests; each must be vouched for (not
+an estimate) and agree. The stored regressions (tests/upstream/regressions/workloads) run without Go.
+
+What the playground does not model is said on exactly the pods it touches, judged by the oracle: the
+pod group cycle (the real scheduling queue's "queue" answer, DRA_GANG_EXAMPLES scenarios, 150 in
+`make test`) and DRANodeAllocatableResources (the oracle counts the mapped resources as kube-scheduler
+does; DRA_NODE_ALLOCATABLE_EXAMPLES scenarios, 150 in `make test`).
 """
 import json
 import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from allocator.engine.gates import gates_from_dict
-from allocator.engine.templatehash import created_template, dump_for_hash, pod_template_hash
+from allocator.engine.templatehash import (controller_revision_hash, created_template, dump_for_hash,
+                                           pod_template_hash, statefulset_patch)
 from tests.upstream import kube_build
 from tests.upstream import template_hashes as th
 from tests.upstream import workload_dumps as wd
-from tests.upstream.scheduler import compare
+from tests.upstream.scheduler import compare, compare_pod
 
 EXAMPLES = int(os.environ.get("DRA_WORKLOAD_EXAMPLES", "200"))
 HASH_EXAMPLES = int(os.environ.get("DRA_TEMPLATE_HASH_EXAMPLES", "300"))
+GANG_EXAMPLES = int(os.environ.get("DRA_GANG_EXAMPLES", "150"))
+NODE_ALLOCATABLE_EXAMPLES = int(os.environ.get("DRA_NODE_ALLOCATABLE_EXAMPLES", "150"))
 REGRESSIONS = Path(__file__).resolve().parent / "regressions" / "workloads"
 CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
 
@@ -94,6 +103,85 @@ def test_generated_workloads_and_pod_groups_agree_with_kube_scheduler(scheduler)
     assert not failures, f"{len(failures)} of {EXAMPLES} disagree:\n" + "\n".join(failures[:5])
 
 
+def _queue_differences(text, gates, theirs):
+    """Where the engine's notes about the pod group cycle differ from what the real queue did."""
+    mine = {(p["namespace"], p["name"]): p for p in wd.ours(text, gates).get("pods") or ()}
+    failures = []
+    for up in theirs["pods"]:
+        queue = up.get("queue")
+        if queue is None:  # a bound pod: never queued
+            continue
+        notes = mine[(up["namespace"], up["name"])]["notes"]
+        gated = queue["entity"] == "gated"
+        gang = queue["entity"] == "podGroup" and (queue.get("minCount") or 0) > 1
+        says_gated = any("out of its scheduling queue" in n for n in notes)
+        says_gang = any("asks for gang scheduling" in n for n in notes) and not says_gated
+        if (says_gated, says_gang) != (gated, gang):
+            failures.append(f"pod {up['name']}: the queue {queue}, the playground says kept out {says_gated}, "
+                            f"gang {says_gang}: {notes}")
+    return failures
+
+
+def test_the_playground_says_not_modelled_for_exactly_the_pods_the_queue_takes_in_a_gang(scheduler):
+    """The pod-by-pod cycle is what the playground runs. The real scheduling queue (the oracle's
+    "queue" answer) shows which pods kube-scheduler instead takes in a gang's pod group cycle or keeps
+    out of the queue; those pods, and only those, say so."""
+    failures, seen = [], set()
+    for seed in range(GANG_EXAMPLES):
+        text, gates = wd.gang_case(seed)
+        theirs = scheduler.request({**wd.oracle_request(text, gates), "queue": True})
+        assert "pods" in theirs, theirs.get("error")
+        seen |= {(p["queue"]["entity"], (p["queue"].get("minCount") or 0) > 1) for p in theirs["pods"] if p.get("queue")}
+        differences = _queue_differences(text, gates, theirs)
+        if differences:
+            failures.append(f"seed {seed} (gates {gates}):\n  " + "\n  ".join(differences[:5]))
+    assert not failures, f"{len(failures)} of {GANG_EXAMPLES} disagree:\n" + "\n".join(failures[:5])
+    assert {("pod", False), ("podGroup", True), ("podGroup", False), ("gated", False)} <= seen, seen
+
+
+def test_the_queue_comparison_is_not_blind(scheduler):
+    """A gang's pod that the queue had taken alone would disagree with the playground's note."""
+    for seed in range(200):
+        text, gates = wd.gang_case(seed)
+        theirs = scheduler.request({**wd.oracle_request(text, gates), "queue": True})
+        gangs = [p for p in theirs["pods"] if (p.get("queue") or {}).get("entity") == "podGroup"
+                 and (p["queue"].get("minCount") or 0) > 1]
+        if gangs:
+            break
+    gangs[0]["queue"] = {"entity": "pod"}
+    assert _queue_differences(text, gates, theirs)
+
+
+def test_node_allocatable_resources_are_said_not_modelled_for_exactly_the_pods_they_touch(scheduler):
+    """DRANodeAllocatableResources is not modelled. With it on and devices that map allocations to node
+    resources, every pending pod with claims says so; pods before the first such pod agree with the
+    scheduler in every compared part, and so do all pods of a scenario without the note. The scheduler
+    does count the mapped resources (some pod's status carries them), so the note is not idle."""
+    failures, counted = [], 0
+    for seed in range(NODE_ALLOCATABLE_EXAMPLES):
+        text, gates = wd.node_allocatable_case(seed)
+        theirs = scheduler.request(wd.oracle_request(text, gates))
+        assert "pods" in theirs, theirs.get("error")
+        mine = {(p["namespace"], p["name"]): p for p in wd.ours(text, gates)["pods"]}
+        raw = {(d["metadata"]["namespace"], d["metadata"]["name"]): d for d in yaml.safe_load_all(text)
+               if d.get("kind") == "Pod"}
+        mapped = bool(gates) and "nodeAllocatableResources" in text
+        comparable = True
+        for up in theirs["pods"]:
+            key = (up["namespace"], up["name"])
+            counted += bool(up.get("nodeAllocatable"))
+            noted = any(n.startswith("not modelled: DRANodeAllocatableResources") for n in mine[key]["notes"])
+            expected = mapped and bool(raw[key]["spec"].get("resourceClaims"))
+            if noted != expected:
+                failures.append(f"seed {seed} pod {key[1]}: noted {noted}, expected {expected}")
+            if noted:
+                comparable = False  # the scheduler may place it elsewhere, and so the pods after it
+            elif comparable:
+                failures += [f"seed {seed} pod {key[1]}: {d}" for d in compare_pod(mine[key], up)]
+    assert not failures, f"{len(failures)} disagreements:\n" + "\n".join(failures[:8])
+    assert counted, "no generated pod had node-allocatable resources counted by the scheduler"
+
+
 def _hash_differences(cases, oracle):
     failures = []
     for where, template, gates in cases:
@@ -133,6 +221,52 @@ def test_a_wrong_default_is_reported(hash_oracle):
     changed = created_template(template)
     changed["spec"]["terminationGracePeriodSeconds"] = 31
     assert pod_template_hash(changed, gates=gates_from_dict({})).value != theirs["hash"]
+
+
+def _revision_differences(cases, oracle):
+    failures = []
+    for where, kind, template, gates, collisions in cases:
+        theirs = oracle.ask(template, gates=gates, kind=kind, name="web", collision_count=collisions)
+        mine = controller_revision_hash(kind, "web", template, collisions, gates=gates_from_dict(gates))
+        if "error" in theirs:
+            failures.append(f"{where}: the oracle failed: {theirs['error'][:300]}")
+        elif not mine.exact:
+            failures.append(f"{where}: the engine gives only an estimate ({mine.why})")
+        elif mine.value != theirs["label"]:
+            created = created_template(template, gates=gates_from_dict(gates))
+            ours = statefulset_patch(created) if kind == "StatefulSet" else dump_for_hash(created)
+            at = next((i for i, (a, b) in enumerate(zip(ours, theirs["dump"])) if a != b), min(len(ours), len(theirs["dump"])))
+            failures.append(f"{where} {kind}: {mine.value} by the engine, {theirs['label']} upstream; what was hashed "
+                            f"parts at ...{ours[max(0, at - 80):at + 60]!r} against ...{theirs['dump'][max(0, at - 80):at + 60]!r}")
+    return failures
+
+
+def test_generated_templates_get_the_controller_revision_hash_of_kube_controller_manager(hash_oracle):
+    """StatefulSets' and DaemonSets' controller-revision-hash, with and without a collision count."""
+    cases = [(f"seed {seed}", ("StatefulSet", "DaemonSet")[seed % 2], th.template(seed), th.gates(seed),
+              (None, None, 0, 3)[seed % 4]) for seed in range(HASH_EXAMPLES)]
+    failures = _revision_differences(cases, hash_oracle)
+    assert not failures, f"{len(failures)} of {len(cases)} disagree:\n" + "\n".join(failures[:5])
+
+
+def test_real_manifests_templates_get_the_controller_revision_hash_of_kube_controller_manager(hash_oracle):
+    if not th.REALWORLD.is_dir():
+        pytest.skip(f"the real manifests ({th.REALWORLD}, DRA_REALWORLD) are not here")
+    found = th.realworld_templates({"StatefulSet", "DaemonSet"})
+    assert len(found) > 10, "the real manifests' DaemonSets and StatefulSets are not found"
+    cases = [(where, where.rsplit(" ", 1)[1], template, {}, None) for where, template in found]
+    failures = _revision_differences(cases, hash_oracle)
+    assert not failures, f"{len(failures)} of {len(cases)} disagree:\n" + "\n".join(failures[:5])
+
+
+def test_a_changed_statefulset_patch_is_reported(hash_oracle):
+    """The revision comparison is not blind: a field the engine left out of the patch disagrees."""
+    template = th.template(2)
+    theirs = hash_oracle.ask(template, kind="StatefulSet", name="web")
+    changed = created_template(template)
+    changed["spec"]["hostname"] = "extra"
+    assert controller_revision_hash("StatefulSet", "web", changed, gates=gates_from_dict({})).value != theirs["label"]
+    assert theirs["label"].startswith("web-")
 
 
 def test_the_engines_go_type_tree_is_the_one_of_1_37_2(hash_oracle):

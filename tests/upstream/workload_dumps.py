@@ -121,6 +121,69 @@ def case(seed: int) -> tuple[str, dict]:
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 
 
+def gang_case(seed: int) -> tuple[str, dict]:
+    """(scenario text, gates) for one seed of the queue differential: PodGroups with a gang policy
+    (minCount 1 to 4) or a basic one, their pods from Jobs, Deployments and bare pods (sometimes
+    fewer than minCount, sometimes one of them bound), pods of a PodGroup the scenario lacks, and
+    pods of no group; GenericWorkload on, or off."""
+    rng = random.Random(seed)
+    nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
+    objects: list = [_node(n, rng) for n in nodes]
+    groups = []
+    for name in ("gang-a", "gang-b")[:rng.randint(1, 2)]:
+        policy = {"gang": {"minCount": rng.randint(1, 4)}} if rng.random() < 0.75 else {"basic": {}}
+        objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                        "metadata": {"name": name, "namespace": "default"}, "spec": {"schedulingPolicy": policy}})
+        groups.append(name)
+    for i in range(rng.randint(1, 4)):
+        kind = rng.choice(["Job", "Deployment", "Pod", "Pod"])
+        group = rng.choice(groups + groups + ["missing", None])
+        spec = _pod_spec(rng, [], group)
+        name = f"w{i}"
+        if kind == "Pod":
+            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+            if rng.random() < 0.2:
+                spec["nodeName"] = nodes[0]
+                pod["status"] = {"phase": "Running"}
+            objects.append(pod)
+        else:
+            objects.append(_workload(kind, name, spec, rng))
+    gates = rng.choice([GENERIC_ONLY, GENERIC_ONLY, GROUP_GATES, {}])
+    return yaml.safe_dump_all(objects, sort_keys=False), gates
+
+
+NODE_ALLOCATABLE = {"DRANodeAllocatableResources": True}
+
+
+def node_allocatable_case(seed: int) -> tuple[str, dict]:
+    """(scenario text, gates) for the node-allocatable differential: devices that map an allocation
+    to CPU or memory (per device, with a multiplier) or add a per-pod overhead, or none; pods with and
+    without claims on them; DRANodeAllocatableResources on, or off."""
+    rng = random.Random(seed)
+    nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
+    objects: list = [_node(n, rng) for n in nodes]
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    for node in nodes:
+        piece = _slice(node, rng.randint(1, 2))
+        for device in piece["spec"]["devices"]:
+            choice = rng.random()
+            if choice < 0.4:
+                device["nodeAllocatableResources"] = {rng.choice(["cpu", "memory"]): {
+                    "mapping": {"deviceMultiplier": rng.choice(["2", "4", "16Gi"])}}}
+            elif choice < 0.7:
+                device["nodeAllocatableResources"] = {"memory": {"overhead": {"perPod": rng.choice(["1Gi", "40Gi"])}}}
+        objects.append(piece)
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": "one-gpu", "namespace": "default"},
+                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}})
+    for i in range(rng.randint(1, 4)):
+        claims = [("gpu", {"resourceClaimTemplateName": "one-gpu"})] if rng.random() < 0.7 else []
+        objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+                        "spec": _pod_spec(rng, claims, None)})
+    return yaml.safe_dump_all(objects, sort_keys=False), rng.choice([NODE_ALLOCATABLE, NODE_ALLOCATABLE, {}])
+
+
 def oracle_dump(text: str) -> str:
     """The dump the engine's expansion stands for: every object but the workloads, then the pods
     in the engine's scheduling order."""

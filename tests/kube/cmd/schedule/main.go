@@ -8,14 +8,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
+
+	"dra-playground/kube/internal/batch"
 )
 
 type request struct {
@@ -23,12 +23,14 @@ type request struct {
 	Gates map[string]bool `json:"gates,omitempty"` // feature gates for this dump only (podgroups.go)
 	// Reservations asks for each claim's status.reservedFor in the answer (podgroups.go).
 	Reservations bool `json:"reservations,omitempty"`
+	// Queue asks, per pending pod, what the real scheduling queue makes of it (queue.go).
+	Queue bool `json:"queue,omitempty"`
 }
 
 func main() {
-	batch := flag.Bool("batch", false, "read one JSON request per line from stdin, answer one JSON line each")
+	batchMode := flag.Bool("batch", false, "read one JSON request per line from stdin, answer one JSON line each")
 	flag.Parse()
-	if !*batch {
+	if !*batchMode {
 		data, err := io.ReadAll(os.Stdin)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -38,40 +40,25 @@ func main() {
 		fmt.Println(string(out))
 		return
 	}
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 64<<20)
-	out := bufio.NewWriter(os.Stdout)
-	for in.Scan() {
-		var req request
-		var reply any
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			reply = map[string]string{"error": "bad request: " + err.Error()}
-		} else {
-			reply = answerWithGates(req.Dump, req.Gates, req.Reservations)
-		}
-		line, _ := json.Marshal(reply)
-		out.Write(line)
-		out.WriteByte('\n')
-		out.Flush()
+	if err := batch.Serve(os.Stdin, os.Stdout, func(req request) any {
+		return answerWithGates(req.Dump, req.Gates, req.Reservations, req.Queue)
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 }
 
-// answer schedules one dump, turning a panic into an error answer so the batch goes on.
-func answer(dump string) (reply any) {
-	defer func() {
-		if r := recover(); r != nil {
-			reply = map[string]string{"error": fmt.Sprintf("panic: %v\n%s", r, debug.Stack())}
-		}
-	}()
+// answer schedules one dump (batch.Serve turns a panic into an error answer).
+func answer(dump string) any {
 	objects, err := decodeDump(dump)
 	if err != nil {
-		return map[string]string{"error": err.Error()}
+		return batch.Error(err.Error())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pods, err := scheduleAll(ctx, objects)
 	if err != nil {
-		return map[string]string{"error": err.Error()}
+		return batch.Error(err.Error())
 	}
 	return map[string]any{"pods": pods}
 }

@@ -10,8 +10,6 @@ package main
 // PodGroup, for every pod of the group whose claim the library's BindTo binds to the group.
 
 import (
-	"fmt"
-
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -19,9 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/component-base/featuregate"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/kubernetes/pkg/features"
+
+	"dra-playground/kube/internal/batch"
 )
 
 // podGroupsOf holds the PodGroups of each dump being read (the dump type itself lists only the
@@ -48,22 +47,15 @@ func (d *dump) addPodGroup(obj runtime.Object) bool {
 // their status.reservedFor (the pod, or the PodGroup, they are reserved for).
 var reportReservations bool
 
+// reportQueue is set while a request that asked for it is answered: pending pods then carry what
+// the scheduling queue makes of them (queue.go).
+var reportQueue bool
+
 // answerWithGates answers one dump under the given gates, restoring the previous values after.
-func answerWithGates(text string, gates map[string]bool, reservations bool) any {
-	reportReservations = reservations
-	defer func() { reportReservations = false }()
-	if len(gates) == 0 {
-		return answer(text)
-	}
-	previous := map[string]bool{}
-	for name := range gates {
-		previous[name] = utilfeature.DefaultFeatureGate.Enabled(featuregate.Feature(name))
-	}
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates); err != nil {
-		return map[string]string{"error": fmt.Sprintf("feature gates: %v", err)}
-	}
-	defer func() { _ = utilfeature.DefaultMutableFeatureGate.SetFromMap(previous) }()
-	return answer(text)
+func answerWithGates(text string, gates map[string]bool, reservations, queue bool) any {
+	reportReservations, reportQueue = reservations, queue
+	defer func() { reportReservations, reportQueue = false, false }()
+	return batch.WithGates(gates, func() any { return answer(text) })
 }
 
 // genericWorkload says whether the scheduler's cache keeps PodGroups.

@@ -50,6 +50,9 @@ type podAnswer struct {
 	Nodes     []nodeVerdict `json:"nodes,omitempty"`
 	Scores    []nodeScore   `json:"scores,omitempty"`
 	Claims    []claimAnswer `json:"claims,omitempty"`
+	Queue     *queueVerdict `json:"queue,omitempty"` // asked for with "queue": true (queue.go)
+	// NodeAllocatable is the bound pod's status.nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources).
+	NodeAllocatable []v1.NodeAllocatableResourceClaimStatus `json:"nodeAllocatable,omitempty"`
 }
 
 type nodeVerdict struct {
@@ -335,6 +338,13 @@ func scheduleAll(ctx context.Context, d *dump) ([]podAnswer, error) {
 	defer delete(podGroupsOf, d)
 	makePodGroupClaims(d)
 	makeTemplateClaims(d)
+	var queued map[string]queueVerdict
+	if reportQueue {
+		var err error
+		if queued, err = queueVerdicts(ctx, d); err != nil {
+			return nil, fmt.Errorf("the scheduling queue: %w", err)
+		}
+	}
 	w, err := newWorld(ctx, d)
 	if err != nil {
 		return nil, err
@@ -356,6 +366,12 @@ func scheduleAll(ctx context.Context, d *dump) ([]podAnswer, error) {
 			w.scheduleOne(ctx, pod, &answer)
 		}
 		answer.Claims = w.claimsOf(ctx, pod)
+		if current, err := w.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{}); err == nil {
+			answer.NodeAllocatable = current.Status.NodeAllocatableResourceClaimStatuses
+		}
+		if verdict, ok := queued[pod.Namespace+"/"+pod.Name]; ok {
+			answer.Queue = &verdict
+		}
 		answers = append(answers, answer)
 	}
 	return answers, nil
@@ -549,6 +565,12 @@ func (w *world) bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, hos
 	logger := klog.FromContext(ctx)
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = host
+	if utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources) {
+		// As schedulingCycle does before it assumes the pod: the node-allocatable resources that
+		// DynamicResources' Filter computed for this node, so that the cache counts them.
+		assumed.Status.NodeAllocatableResourceClaimStatuses =
+			dynamicresources.ExtractPodNodeAllocatableResourceClaimStatus(logger, state, host)
+	}
 	if err := w.cache.AssumePod(logger, assumed); err != nil {
 		answer.Outcome, answer.Message = "error", err.Error()
 		return
