@@ -52,10 +52,12 @@ class YamlDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
 
 def _str_representer(dumper, value):
     style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)  # libyaml takes a plain str
 
 
 YamlDumper.add_representer(str, _str_representer)
+# The engine's sentences (explanation.Sentence) are strs with their parts: written as the text they are.
+YamlDumper.add_multi_representer(str, _str_representer)
 YamlDumper.add_multi_representer(enum.Enum, lambda dumper, value: _str_representer(dumper, value.value))
 
 
