@@ -63,8 +63,8 @@ test-scheduler: install-test
 	DRA_SCHEDULER_EXAMPLES=$(N) $(PY) -m pytest -p no:cacheprovider -q tests/upstream/test_scheduler_upstream.py
 
 # The engine's validation against kube-apiserver 1.37.2's create path (tests/kube/cmd/validate, needs Go):
-# every conformance case, every real-world manifest and N mutated objects (5,000 by default; `make test`
-# leaves the mutated objects out while they still find disagreements). Object i of seed s is the same
+# every conformance case, every real-world manifest and N mutated objects (5,000 by default, as in
+# `make test`, which runs seed 20). Object i of seed s is the same
 # object in every run: `make test-validation SEED=s FROM=i N=1` runs it again; `make test-validation N=50000 SEED=7`.
 SEED ?= 20
 test-validation: N = 5000

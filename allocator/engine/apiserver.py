@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from allocator.engine import apitypes
 from allocator.engine.gates import FeatureGates
 
 ATTRIBUTE_LIST_KINDS = ("ints", "bools", "strings", "versions")
@@ -19,7 +20,8 @@ class _Dropper:
         self.on = gates.enabled
         self.dropped: list[tuple[tuple, str]] = []
 
-    def drop(self, holder: dict, key: str, path: tuple, gate: str, *, only_if=None) -> None:
+    def drop(self, holder: dict, of: str, key: str, path: tuple, gate: str, *, only_if=None) -> None:
+        """Clear field `key` of `holder`, a value of Go type `of` (a struct of apitypes.json)."""
         if not isinstance(holder, dict) or key not in holder:
             return
         value = holder[key]
@@ -31,12 +33,8 @@ class _Dropper:
         # An empty list or map is not stored either way: nothing lost. An empty object where the
         # Go type is a pointer to a struct (a request's capacity, a requestPolicy, a nodeSelector)
         # decodes to a value that the drop then clears: lost, as the apiserver sees it.
-        if value != [] and (value != {} or key in _STRUCT_FIELDS):
+        if value != [] and (value != {} or apitypes.is_struct_pointer(apitypes.fields(of)[key])):
             self.dropped.append((path + (key,), gate))
-
-
-# The gated fields whose Go type is a pointer to a struct (every other dropped object is a map).
-_STRUCT_FIELDS = frozenset({"capacity", "requestPolicy", "nodeSelector"})
 
 
 def _dicts(items):
@@ -46,48 +44,49 @@ def _dicts(items):
 def _slice(d: _Dropper, spec: dict) -> None:
     base = ("spec",)
     if not d.on("DRAPartitionableDevices"):
-        d.drop(spec, "sharedCounters", base, "DRAPartitionableDevices")
-        d.drop(spec, "perDeviceNodeSelection", base, "DRAPartitionableDevices")
+        d.drop(spec, "ResourceSliceSpec", "sharedCounters", base, "DRAPartitionableDevices")
+        d.drop(spec, "ResourceSliceSpec", "perDeviceNodeSelection", base, "DRAPartitionableDevices")
     if not d.on("DRAOptionalNodeOperations"):
-        d.drop(spec, "skipNodeOperations", base, "DRAOptionalNodeOperations")
+        d.drop(spec, "ResourceSliceSpec", "skipNodeOperations", base, "DRAOptionalNodeOperations")
     binding = d.on("DRADeviceBindingConditions") and d.on("DRAResourceClaimDeviceStatus")
     for i, device in _dicts(spec.get("devices")):
         path = base + ("devices", i)
         if not d.on("DRAPartitionableDevices"):
             for key in ("consumesCounters", "nodeName", "nodeSelector", "allNodes"):
-                d.drop(device, key, path, "DRAPartitionableDevices")
+                d.drop(device, "Device", key, path, "DRAPartitionableDevices")
         elif not d.on("DRADeviceCompatibilityGroups"):
             for j, consumption in _dicts(device.get("consumesCounters")):
-                d.drop(consumption, "compatibilityGroups", path + ("consumesCounters", j),
+                d.drop(consumption, "DeviceCounterConsumption", "compatibilityGroups", path + ("consumesCounters", j),
                        "DRADeviceCompatibilityGroups")
         if not d.on("DRADeviceTaints"):
-            d.drop(device, "taints", path, "DRADeviceTaints")
+            d.drop(device, "Device", "taints", path, "DRADeviceTaints")
         if not binding:
             for key in ("bindingConditions", "bindingFailureConditions", "bindsToNode"):
-                d.drop(device, key, path, "DRADeviceBindingConditions")
+                d.drop(device, "Device", key, path, "DRADeviceBindingConditions")
         if not d.on("DRAConsumableCapacity"):
-            d.drop(device, "allowMultipleAllocations", path, "DRAConsumableCapacity")
+            d.drop(device, "Device", "allowMultipleAllocations", path, "DRAConsumableCapacity")
             capacity = device.get("capacity")
             if isinstance(capacity, dict):
                 for name, entry in capacity.items():
-                    d.drop(entry, "requestPolicy", path + ("capacity", name), "DRAConsumableCapacity")
+                    d.drop(entry, "DeviceCapacity", "requestPolicy", path + ("capacity", name), "DRAConsumableCapacity")
         if not d.on("DRAListTypeAttributes"):
             attributes = device.get("attributes")
             if isinstance(attributes, dict):
                 for name, value in attributes.items():
                     for kind in ATTRIBUTE_LIST_KINDS:
-                        d.drop(value, kind, path + ("attributes", name), "DRAListTypeAttributes")
+                        d.drop(value, "DeviceAttribute", kind, path + ("attributes", name), "DRAListTypeAttributes")
 
 
 def _request(d: _Dropper, request: dict, path: tuple, *, subrequest: bool) -> None:
+    of = "DeviceSubRequest" if subrequest else "ExactDeviceRequest"
     if not d.on("DRAConsumableCapacity"):
-        d.drop(request, "capacity", path, "DRAConsumableCapacity")
+        d.drop(request, of, "capacity", path, "DRAConsumableCapacity")
     if not d.on("DRADeviceTaints"):
-        d.drop(request, "tolerations", path, "DRADeviceTaints")
+        d.drop(request, of, "tolerations", path, "DRADeviceTaints")
     if not d.on("DRADerivedAttributes"):
-        d.drop(request, "derivedAttributes", path, "DRADerivedAttributes")
+        d.drop(request, of, "derivedAttributes", path, "DRADerivedAttributes")
     if not subrequest and not d.on("DRAAdminAccess"):
-        d.drop(request, "adminAccess", path, "DRAAdminAccess")
+        d.drop(request, of, "adminAccess", path, "DRAAdminAccess")
 
 
 def _claim_spec(d: _Dropper, spec: dict, base: tuple) -> None:
@@ -99,12 +98,12 @@ def _claim_spec(d: _Dropper, spec: dict, base: tuple) -> None:
         if isinstance(request.get("exactly"), dict):
             _request(d, request["exactly"], path + ("exactly",), subrequest=False)
         if not d.on("DRAPrioritizedList"):
-            d.drop(request, "firstAvailable", path, "DRAPrioritizedList")
+            d.drop(request, "DeviceRequest", "firstAvailable", path, "DRAPrioritizedList")
         for j, sub in _dicts(request.get("firstAvailable")):
             _request(d, sub, path + ("firstAvailable", j), subrequest=True)
     if not d.on("DRAConsumableCapacity"):
         for i, constraint in _dicts(devices.get("constraints")):
-            d.drop(constraint, "distinctAttribute", base + ("devices", "constraints", i), "DRAConsumableCapacity")
+            d.drop(constraint, "DeviceConstraint", "distinctAttribute", base + ("devices", "constraints", i), "DRAConsumableCapacity")
 
 
 # What the status update that writes an allocation drops while a gate is off (the claim was just
@@ -125,7 +124,7 @@ def _claim_status(d: _Dropper, status) -> None:
             continue
         for i, result in _dicts(results):
             for key in keys:
-                d.drop(result, key, ("status", "allocation", "devices", "results", i), gate)
+                d.drop(result, "DeviceRequestAllocationResult", key, ("status", "allocation", "devices", "results", i), gate)
 
 
 def drop_disabled_fields(data: dict, gates: FeatureGates) -> tuple[dict, list[tuple[tuple, str]]]:
@@ -141,7 +140,7 @@ def drop_disabled_fields(data: dict, gates: FeatureGates) -> tuple[dict, list[tu
         return out, []
     if kind == "DeviceClass":
         if not dropper.on("DRAExtendedResource"):
-            dropper.drop(spec, "extendedResourceName", ("spec",), "DRAExtendedResource")
+            dropper.drop(spec, "DeviceClassSpec", "extendedResourceName", ("spec",), "DRAExtendedResource")
     elif kind == "ResourceSlice":
         _slice(dropper, spec)
     elif kind == "ResourceClaim":

@@ -23,6 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from . import apitypes
 from .cel import MAX_EXPRESSION_LENGTH as CEL_EXPRESSION_MAX_LENGTH
 from .cel.library import MAX_ATTRIBUTE_VALUE_LENGTH as ATTRIBUTE_VALUE_MAX_LENGTH
 from .cel.library import MAX_ATTRIBUTE_VALUES as ATTRIBUTE_VALUES_MAX
@@ -430,34 +431,45 @@ def _key_str(key) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Field sets of the v1 types (for unknown-field warnings)
+# Field sets of the v1 types (for unknown-field warnings), from their Go types (apitypes.json)
 
-_OBJECT_META_FIELDS = frozenset({
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-    "annotations", "ownerReferences", "finalizers", "managedFields",
-})
+_OBJECT_META_FIELDS = frozenset(apitypes.fields("ObjectMeta"))
+# ObjectMeta's fields checked one by one (Checker.metadata); the rest are checked by their Go type
+# as the apiserver decodes them (Checker.meta_types).
+_META_CHECKED = frozenset({"name", "generateName", "namespace", "labels", "annotations", "ownerReferences"})
+_META_DECODED_AS = {"string": "string", "int64": "integer", "*int64": "integer", "Time": "time", "*Time": "time",
+                    "[]string": "strings"}
+
+
+def _meta_typed_fields() -> tuple[tuple[str, str], ...]:
+    typed = []
+    for key, go_type in sorted(apitypes.fields("ObjectMeta").items()):
+        if key in _META_CHECKED:
+            continue
+        if go_type in _META_DECODED_AS:
+            typed.append((key, _META_DECODED_AS[go_type]))
+        elif go_type.startswith("[]"):
+            typed.append((key, "list"))
+        else:  # a new kind of field in ObjectMeta: apitypes.json was regenerated, this was not
+            raise ValueError(f"ObjectMeta.{key}: no decoding check for Go type {go_type}")
+    return tuple(typed)
+
+
+_META_TYPED_FIELDS = _meta_typed_fields()
 _TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec"})
 _TOP_FIELDS_WITH_STATUS = _TOP_FIELDS | {"status"}
-_SLICE_SPEC_FIELDS = frozenset({
-    "driver", "pool", "nodeName", "nodeSelector", "allNodes", "devices", "perDeviceNodeSelection",
-    "sharedCounters", "partitionTypeAttribute", "skipNodeOperations",
-})
-_POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
-_COUNTER_SET_FIELDS = frozenset({"name", "counters"})
-_COUNTER_FIELDS = frozenset({"value"})
-DEVICE_FIELDS = frozenset({
-    "name", "attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes",
-    "taints", "bindsToNode", "bindingConditions", "bindingFailureConditions",
-    "allowMultipleAllocations", "nodeAllocatableResources",
-})
-_NODE_ALLOCATABLE_FIELDS = frozenset({"mapping", "overhead"})
-_NODE_ALLOCATABLE_MAPPING_FIELDS = frozenset({"capacityKey", "capacityMultiplier", "deviceMultiplier"})
-_NODE_ALLOCATABLE_OVERHEAD_FIELDS = frozenset({"perPod", "perContainer"})
-_CONSUMPTION_FIELDS = frozenset({"counterSet", "counters", "compatibilityGroups"})
-_CAPACITY_FIELDS = frozenset({"value", "requestPolicy"})
-_REQUEST_POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
-_RANGE_FIELDS = frozenset({"min", "max", "step"})
+_SLICE_SPEC_FIELDS = frozenset(apitypes.fields("ResourceSliceSpec"))
+_POOL_FIELDS = frozenset(apitypes.fields("ResourcePool"))
+_COUNTER_SET_FIELDS = frozenset(apitypes.fields("CounterSet"))
+_COUNTER_FIELDS = frozenset(apitypes.fields("Counter"))
+DEVICE_FIELDS = frozenset(apitypes.fields("Device"))
+_NODE_ALLOCATABLE_FIELDS = frozenset(apitypes.fields("NodeAllocatableResource"))
+_NODE_ALLOCATABLE_MAPPING_FIELDS = frozenset(apitypes.fields("NodeAllocatableMapping"))
+_NODE_ALLOCATABLE_OVERHEAD_FIELDS = frozenset(apitypes.fields("NodeAllocatableOverhead"))
+_CONSUMPTION_FIELDS = frozenset(apitypes.fields("DeviceCounterConsumption"))
+_CAPACITY_FIELDS = frozenset(apitypes.fields("DeviceCapacity"))
+_REQUEST_POLICY_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicy"))
+_RANGE_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicyRange"))
 _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
 _LIST_KIND_SET = frozenset(_LIST_ATTRIBUTE_KINDS)
@@ -469,37 +481,31 @@ _MEMO_ENTRIES = 20_000
 _SCALARS = (str, int, bool)
 _GOOD_QUALIFIED_NAMES: set = set()
 _GOOD_ATTRIBUTES: set = set()  # (kind, value class, value)
-_TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
-_NODE_SELECTOR_FIELDS = frozenset({"nodeSelectorTerms"})
-_TERM_FIELDS = frozenset({"matchExpressions", "matchFields"})
-_REQUIREMENT_FIELDS = frozenset({"key", "operator", "values"})
-_CLAIM_SPEC_FIELDS = frozenset({"devices"})
-_DEVICE_CLAIM_FIELDS = frozenset({"requests", "constraints", "config"})
-_REQUEST_FIELDS = frozenset({"name", "exactly", "firstAvailable"})
-_EXACT_FIELDS = frozenset({
-    "deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations",
-    "capacity", "derivedAttributes",
-})
-_SUBREQUEST_FIELDS = (_EXACT_FIELDS - {"adminAccess"}) | {"name"}
-_CAPACITY_REQUIREMENTS_FIELDS = frozenset({"requests"})
-_SELECTOR_FIELDS = frozenset({"cel"})
-_CEL_FIELDS = frozenset({"expression"})
-_DERIVED_FIELDS = frozenset({"name", "expression"})
-_CONSTRAINT_FIELDS = frozenset({"requests", "matchAttribute", "distinctAttribute"})
-_CLAIM_CONFIG_FIELDS = frozenset({"requests", "opaque"})
-_CLASS_CONFIG_FIELDS = frozenset({"opaque"})
-_OPAQUE_FIELDS = frozenset({"driver", "parameters"})
-_TOLERATION_FIELDS = frozenset({"key", "operator", "value", "effect", "tolerationSeconds"})
-_ALLOCATION_FIELDS = frozenset({"devices", "nodeSelector", "allocationTimestamp"})
-_ALLOCATION_DEVICES_FIELDS = frozenset({"results", "config"})
+_TAINT_FIELDS = frozenset(apitypes.fields("DeviceTaint"))
+_NODE_SELECTOR_FIELDS = frozenset(apitypes.fields("NodeSelector"))
+_TERM_FIELDS = frozenset(apitypes.fields("NodeSelectorTerm"))
+_REQUIREMENT_FIELDS = frozenset(apitypes.fields("NodeSelectorRequirement"))
+_CLAIM_SPEC_FIELDS = frozenset(apitypes.fields("ResourceClaimSpec"))
+_DEVICE_CLAIM_FIELDS = frozenset(apitypes.fields("DeviceClaim"))
+_REQUEST_FIELDS = frozenset(apitypes.fields("DeviceRequest"))
+_EXACT_FIELDS = frozenset(apitypes.fields("ExactDeviceRequest"))
+_SUBREQUEST_FIELDS = frozenset(apitypes.fields("DeviceSubRequest"))
+_CAPACITY_REQUIREMENTS_FIELDS = frozenset(apitypes.fields("CapacityRequirements"))
+_SELECTOR_FIELDS = frozenset(apitypes.fields("DeviceSelector"))
+_CEL_FIELDS = frozenset(apitypes.fields("CELDeviceSelector"))
+_DERIVED_FIELDS = frozenset(apitypes.fields("DeviceDerivedAttribute"))
+_CONSTRAINT_FIELDS = frozenset(apitypes.fields("DeviceConstraint"))
+_CLAIM_CONFIG_FIELDS = frozenset(apitypes.fields("DeviceClaimConfiguration"))
+_CLASS_CONFIG_FIELDS = frozenset(apitypes.fields("DeviceClassConfiguration"))
+_OPAQUE_FIELDS = frozenset(apitypes.fields("OpaqueDeviceConfiguration"))
+_TOLERATION_FIELDS = frozenset(apitypes.fields("DeviceToleration"))
+_ALLOCATION_FIELDS = frozenset(apitypes.fields("AllocationResult"))
+_ALLOCATION_DEVICES_FIELDS = frozenset(apitypes.fields("DeviceAllocationResult"))
 _CONSUMER_FIELDS = ("apiGroup", "resource", "name", "uid")
-_RESULT_FIELDS = frozenset({
-    "request", "driver", "pool", "device", "adminAccess", "tolerations", "bindingConditions",
-    "bindingFailureConditions", "shareID", "consumedCapacity", "skipNodeOperations",
-})
-_ALLOCATION_CONFIG_FIELDS = frozenset({"source", "requests", "opaque"})
-_CLASS_SPEC_FIELDS = frozenset({"selectors", "config", "extendedResourceName"})
-_TEMPLATE_SPEC_FIELDS = frozenset({"metadata", "spec"})
+_RESULT_FIELDS = frozenset(apitypes.fields("DeviceRequestAllocationResult"))
+_ALLOCATION_CONFIG_FIELDS = frozenset(apitypes.fields("DeviceAllocationConfiguration"))
+_CLASS_SPEC_FIELDS = frozenset(apitypes.fields("DeviceClassSpec"))
+_TEMPLATE_SPEC_FIELDS = frozenset(apitypes.fields("ResourceClaimTemplateSpec"))
 _POD_CLAIM_FIELDS = frozenset({"name", "resourceClaimName", "resourceClaimTemplateName"})
 
 
@@ -841,23 +847,26 @@ class _Checker:
 
     def meta_types(self, meta: dict, path) -> None:
         """The rest of ObjectMeta as the apiserver decodes it: a value of another type (or a time
-        that is not RFC 3339) is refused before any check runs."""
-        for key in ("uid", "resourceVersion", "selfLink"):
-            self.string(meta, key, path)
-        for key in ("generation", "deletionGracePeriodSeconds"):
-            self.integer(meta, key, path)
-        for key in ("creationTimestamp", "deletionTimestamp"):
-            value = meta.get(key)
-            if value is None or isinstance(value, (datetime.date, datetime.datetime)):
-                continue  # null is the zero time; a YAML timestamp is sent as RFC 3339 text
-            if not isinstance(value, str):
-                self.invalid(path + (key,), value, "expected string")
-            elif not _RFC3339.fullmatch(value):  # refused while decoding, as a value of the wrong type is
-                self.invalid(path + (key,), value, "expected an RFC 3339 time")
-        finalizers = self.array(meta, "finalizers", path)
-        for _ in self.string_items(finalizers or [], path + ("finalizers",)):
-            pass
-        self.array(meta, "managedFields", path)
+        that is not RFC 3339) is refused before any check runs. The fields and their types come
+        from ObjectMeta's Go type (apitypes.json)."""
+        for key, decoded_as in _META_TYPED_FIELDS:
+            if decoded_as == "string":
+                self.string(meta, key, path)
+            elif decoded_as == "integer":
+                self.integer(meta, key, path)
+            elif decoded_as == "time":
+                value = meta.get(key)
+                if value is None or isinstance(value, (datetime.date, datetime.datetime)):
+                    continue  # null is the zero time; a YAML timestamp is sent as RFC 3339 text
+                if not isinstance(value, str):
+                    self.invalid(path + (key,), value, "expected string")
+                elif not _RFC3339.fullmatch(value):  # refused while decoding, as a value of the wrong type is
+                    self.invalid(path + (key,), value, "expected an RFC 3339 time")
+            elif decoded_as == "strings":
+                for _ in self.string_items(self.array(meta, key, path) or [], path + (key,)):
+                    pass
+            else:
+                self.array(meta, key, path)
 
     def owner_references(self, meta: dict, path) -> None:
         """Each owner reference names its owner fully; at most one is the controller."""
@@ -1732,14 +1741,13 @@ def _stored_quantity(value):
 
 
 def _stored_consumption_json(consumption: dict) -> str:
-    """A counter consumption in its v1 form (counters by name, quantities canonical)."""
+    """A counter consumption in its v1 form (counters by name, quantities canonical; no counters at
+    all when there are none: the field is `omitempty`)."""
     out = {"counterSet": consumption.get("counterSet") or ""}
     counters = consumption.get("counters")
-    if isinstance(counters, dict):
+    if isinstance(counters, dict) and counters:
         out["counters"] = {name: ({"value": _stored_quantity(c.get("value"))} if isinstance(c, dict) else c)
                            for name, c in sorted(counters.items(), key=lambda item: str(item[0]))}
-    else:
-        out["counters"] = None
     if consumption.get("compatibilityGroups"):
         out["compatibilityGroups"] = consumption["compatibilityGroups"]
     return _go_json(out)

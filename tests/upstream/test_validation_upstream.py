@@ -1,10 +1,10 @@
 """The playground's validation against kube-apiserver 1.37.2's create path (tests/kube/cmd/validate).
 
 Every shared conformance case, every real-world manifest and the stored regressions go through
-both in `make test`; any disagreement fails. Mutated objects (tests/upstream/mutate.py, each a
-function of its seed and index) stay out of `make test` (DRA_VALIDATION_EXAMPLES=0 by default) until
-5,000 at three seeds and a 50,000 run are clean on one tree; `make test-validation N=5000 SEED=s`
-runs them, `FROM=i N=1` one of them again. A CEL syntax error the playground marks as worded its
+both in `make test`, and so do 5,000 mutated objects (tests/upstream/mutate.py, each a function of
+its seed and index; seed 20 unless DRA_VALIDATION_SEED says otherwise, DRA_VALIDATION_EXAMPLES=0
+leaves them out); any disagreement fails. `make test-validation N=50000 SEED=s` runs more,
+`FROM=i N=1` one of them again. A CEL syntax error the playground marks as worded its
 own way is compared by place (apiserver_driver); every other message word for word.
 """
 import json
@@ -20,7 +20,7 @@ from allocator.engine.cel.errors import SYNTAX_WORDING_NOTE
 from tests.upstream.apiserver_driver import compare, gate_text, ours, settable
 from tests.upstream.mutate import CONFORMANCE, REALWORLD, mutated
 
-EXAMPLES = int(os.environ.get("DRA_VALIDATION_EXAMPLES", "0"))
+EXAMPLES = int(os.environ.get("DRA_VALIDATION_EXAMPLES", "5000"))
 SEED = int(os.environ.get("DRA_VALIDATION_SEED", "20"))
 FIRST = int(os.environ.get("DRA_VALIDATION_FROM", "0"))
 REGRESSIONS = Path(__file__).parent / "regressions" / "validation"
