@@ -316,7 +316,7 @@ def groups_state(text: str) -> str:
 
 def quoted_reason(text: str) -> Words:
     """A why row's reason another panel quotes (the groups panel's ✘): said as the row says it, from the
-    row the text carries (an explanation.Sentence of form `row`); the English otherwise."""
+    row the text carries (an engine.sentence.Sentence of form `row`); the English otherwise."""
     if getattr(text, "form", "") == "row":
         return row_reason(text.parts["row"])
     return Words(text) if in_source_language() else _kept(text)
@@ -472,7 +472,7 @@ def _asks(p: dict) -> str:
 
 
 def _headline_text(sentence) -> str | None:
-    """The engine's headline (an `explanation.Sentence`) said again from its form and parts."""
+    """The engine's headline (an `engine.sentence.Sentence`) said again from its form and parts."""
     form, p = getattr(sentence, "form", ""), getattr(sentence, "parts", {})
     if form == "gave-up":
         return ngettext("the search gave up after %(steps)d steps before it found an answer; its furthest attempt "

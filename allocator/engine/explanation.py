@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from allocator.engine.sentence import Sentence  # noqa: F401 (the explanation's sentences are these)
 from allocator.engine.trace import DONE
 from allocator.engine.vocabulary import RowCode, Verdict
 
@@ -56,19 +57,6 @@ class Section:
 
     def as_dict(self) -> dict:
         return to_json(self)
-
-
-class Sentence(str):
-    """A sentence the engine writes in English, with what it is made of: `form` names its shape and
-    `parts` hold its values (names, counts, the why rows it quotes), so a wording layer can say the
-    same in another language without taking the English apart. It is a `str`, so the JSON, the CLI
-    and every comparison see the English text."""
-
-    def __new__(cls, text: str = "", form: str = "", **parts):
-        sentence = super().__new__(cls, text)
-        sentence.form = form
-        sentence.parts = parts
-        return sentence
 
 
 # --- the why table -------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from allocator.engine.explanation import Sentence
+from allocator.engine.sentence import Sentence
 from allocator.engine.objects import build_claim
 from allocator.engine.problems import WARNING, Problem
 from allocator.engine.validation import dns_label_errors, dns_subdomain_errors

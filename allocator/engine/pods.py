@@ -38,7 +38,7 @@ from allocator.engine.cycle import (
     prefilter_problems,
 )
 from allocator.engine.explain import with_steps
-from allocator.engine.explanation import Sentence
+from allocator.engine.sentence import Sentence
 from allocator.engine.gates import AllocatorFeatures, ComponentGates
 from allocator.engine.nodefilter import (
     NOT_IN_PREFILTER_RESULT,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from allocator.engine.explanation import Sentence
+from allocator.engine.sentence import Sentence
 from allocator.engine.gates import STABLE, AllocatorFeatures
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Device, Node, ResourceSlice

@@ -56,7 +56,7 @@ def _str_representer(dumper, value):
 
 
 YamlDumper.add_representer(str, _str_representer)
-# The engine's sentences (explanation.Sentence) are strs with their parts: written as the text they are.
+# The engine's sentences (engine.sentence.Sentence) are strs with their parts: written as the text they are.
 YamlDumper.add_multi_representer(str, _str_representer)
 YamlDumper.add_multi_representer(enum.Enum, lambda dumper, value: _str_representer(dumper, value.value))
 

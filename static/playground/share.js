@@ -258,9 +258,16 @@
     state.example = origin ? origin.value : "";
     return state;
   }
+  // A jump inside the page (a pending pod's #pod-… anchor) is the reader's latest move: a save that
+  // lands after it keeps that anchor in the address bar (the history entry still holds the draft).
+  function onAnAnchor() {
+    var id = window.location.hash.slice(1);
+    if (!id || id.indexOf("s=") === 0) return false;
+    try { return !!document.getElementById(decodeURIComponent(id)); } catch (e) { return false; }
+  }
   function storeDraft(state, hash) {
     var url = new URL(window.location.href);
-    if (hash !== undefined) url.hash = hash;
+    if (hash !== undefined && !onAnAnchor()) url.hash = hash;
     try { window.history.replaceState({ draft: state }, "", url.href); } catch (e) { /* too large: nothing kept */ }
   }
   // On the way out the history entry can no longer be written reliably: this tab's session storage
