@@ -830,8 +830,67 @@ def _listed(names: list, more: int) -> str:
     return _("%(names)s and %(count)d more") % {"names": listed, "count": more} if more else listed
 
 
+# What the playground says of a workload it expands into pods (engine/workloads.py), by form.
+_WORKLOAD_NOTES = {
+    "replica-set-in-input": gettext_noop(
+        "its ReplicaSet is in the input: the ReplicaSet's pods stand for the Deployment's"),
+    "template-hash-estimate": gettext_noop(
+        "pod-template-hash %(hash)s is an estimate, not the one a cluster computes: %(why)s; its ReplicaSet's and "
+        "pods' names differ from a real cluster's"),
+    "revision-hash-estimate": gettext_noop(
+        "controller-revision-hash %(hash)s is an estimate, not the one a cluster computes: %(why)s"),
+    "ordered-ready": gettext_noop(
+        "podManagementPolicy OrderedReady: the controller creates each pod once the one before it is Running and "
+        "Ready; here all are scheduled in ordinal order"),
+    "job-suspended": gettext_noop("suspended (spec.suspend): the Job controller creates no pods"),
+    "cron-job-suspended": gettext_noop("suspended (spec.suspend): the CronJob controller starts no Job"),
+    "cron-job-one-job": gettext_noop(
+        "the pods of one Job the CronJob would start (its schedule is not run; the Job's name stands for the one of "
+        "a scheduled time)"),
+    "daemon-set-no-nodes": gettext_noop(
+        "the scenario has no Node objects: a DaemonSet runs one pod per node, so it has none here"),
+    "too-many-pods": gettext_noop("%(count)s pods to make; the first %(max)s are scheduled, the rest left out"),
+    "zero-replicas": gettext_noop("0 replicas: its controller creates no pods"),
+    "all-pods-present": gettext_noop("the input already holds all %(have)s of its pods: none made"),
+    "some-pods-present": gettext_noop("the input already holds %(have)s of its %(wanted)s pods: %(made)s made"),
+}
+# Why a DaemonSet makes no pod for a node (engine/workloads.daemon_nodes).
+_DAEMON_SKIPS = {
+    "node-name": gettext_noop("the template's spec.nodeName is %(node)s"),
+    "node-selector": gettext_noop("the node does not match the template's nodeSelector"),
+    "node-affinity": gettext_noop("the node does not match the template's required node affinity"),
+    "node-affinity-unparsed": gettext_noop("the template's required node affinity cannot be parsed"),
+    "taint": gettext_noop("the pods do not tolerate the node's taint %(taint)s"),
+}
+
+
+def _daemon_nodes_left(p: dict) -> str:
+    shown = "; ".join(f"{node}: {_(_DAEMON_SKIPS[why.form]) % why.parts}" for node, why in p["skipped"])
+    if p["more"]:
+        shown = _("%(nodes)s and %(count)s more") % {"nodes": shown, "count": p["more"]}
+    return ngettext("%(count)s node (%(nodes)s)", "%(count)s nodes (%(nodes)s)", p["count"]) % {
+        "count": p["count"], "nodes": shown}
+
+
+def _workload_sentence(form: str, p: dict) -> str | None:
+    if form in _WORKLOAD_NOTES:
+        return _(_WORKLOAD_NOTES[form]) % p
+    if form in ("daemon-set-nodes-left", "daemon-set-no-node"):
+        if not all(getattr(why, "form", "") in _DAEMON_SKIPS for _node, why in p["skipped"]):
+            return None
+        if form == "daemon-set-nodes-left":
+            return _("no pod on %(nodes)s") % {"nodes": _daemon_nodes_left(p)}
+        if not p["count"]:
+            return _("no node would run its pod")
+        return _("no node would run its pod: %(nodes)s") % {"nodes": _daemon_nodes_left(p)}
+    return None
+
+
 def _warning_sentence(message) -> str | None:
     form, p = getattr(message, "form", ""), getattr(message, "parts", {})
+    workload = _workload_sentence(form, p)
+    if workload is not None:
+        return workload
     if form in _WARNINGS:
         return _(_WARNINGS[form]) % ({"classes": ", ".join(p["classes"]), "resource": p["resource"],
                                        "newest": p["classes"][0]} if p else {})

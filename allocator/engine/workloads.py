@@ -35,6 +35,7 @@ import copy
 import json
 from dataclasses import dataclass, field
 
+from allocator.engine.explanation import Sentence
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Toleration, node_selector
 from allocator.engine.problems import WARNING, Problem
@@ -267,7 +268,8 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
     template = _template(spec, ("spec",))
     replicas = _replicas(w, spec, ("spec",))
     if (w.namespace, w.name) in owned_sets:
-        out.note(w, "its ReplicaSet is in the input: the ReplicaSet's pods stand for the Deployment's")
+        out.note(w, Sentence("its ReplicaSet is in the input: the ReplicaSet's pods stand for the Deployment's",
+                             "replica-set-in-input"))
         return
     status = w.raw.get("status") if isinstance(w.raw.get("status"), dict) else {}
     collisions = status.get("collisionCount") if isinstance(status.get("collisionCount"), int) else None
@@ -283,8 +285,9 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
         rs_name = f"{w.name}-{pod_hash}"
         if not computed.exact:
             estimated = ", hash estimated"
-            out.note(w, f"pod-template-hash {pod_hash} is an estimate, not the one a cluster computes: {computed.why}; "
-                        "its ReplicaSet's and pods' names differ from a real cluster's")
+            out.note(w, Sentence(f"pod-template-hash {pod_hash} is an estimate, not the one a cluster computes: "
+                                 f"{computed.why}; its ReplicaSet's and pods' names differ from a real cluster's",
+                                 "template-hash-estimate", hash=pod_hash, why=computed.why))
     rs_uid = str(_uid(f"ReplicaSet/{w.namespace}/{rs_name}"))
     have = len(existing.of("ReplicaSet", w.namespace, rs_name))
     pods = _replica_set_pods(rs_name, rs_uid, w.namespace, template, replicas,
@@ -304,8 +307,8 @@ def _revision(w: Workload, template: dict, pods: list, out: "_Out", gates) -> st
     collisions = status.get("collisionCount") if isinstance(status.get("collisionCount"), int) else None
     computed = controller_revision_hash(w.kind, w.name, template, collisions, gates=gates)
     if not computed.exact:
-        out.note(w, f"controller-revision-hash {computed.value} is an estimate, not the one a cluster computes: "
-                    f"{computed.why}")
+        out.note(w, Sentence(f"controller-revision-hash {computed.value} is an estimate, not the one a cluster "
+                             f"computes: {computed.why}", "revision-hash-estimate", hash=computed.value, why=computed.why))
     return computed.value
 
 
@@ -337,8 +340,8 @@ def _expand_stateful_set(w: Workload, existing: _Existing, out: "_Out", gates) -
         pods.append(pod)
     note = None
     if spec.get("podManagementPolicy", "OrderedReady") == "OrderedReady" and len(pods) > 1:
-        note = ("podManagementPolicy OrderedReady: the controller creates each pod once the one before it is "
-                "Running and Ready; here all are scheduled in ordinal order")
+        note = Sentence("podManagementPolicy OrderedReady: the controller creates each pod once the one before it is "
+                        "Running and Ready; here all are scheduled in ordinal order", "ordered-ready")
     out.made(w, pods, ("spec", "template"), replicas, len(have), extra_note=note)
 
 
@@ -351,7 +354,7 @@ def _job_pods(job_name: str, job_uid: str, namespace: str, spec: dict, base: tup
     except _Bad as bad:
         raise _Bad(base + bad.path, bad.message) from None
     if spec.get("suspend") is True:
-        return [], 0, "suspended (spec.suspend): the Job controller creates no pods"
+        return [], 0, Sentence("suspended (spec.suspend): the Job controller creates no pods", "job-suspended")
     wanted = parallelism if completions is None else min(parallelism, completions)
     labels = {
         "batch.kubernetes.io/controller-uid": job_uid, "batch.kubernetes.io/job-name": job_name,
@@ -398,7 +401,7 @@ def _expand_cron_job(w: Workload, existing: _Existing, out: "_Out") -> None:
     if not isinstance(job_template, dict) or not isinstance(job_template.get("spec"), dict):
         raise _Bad(("spec", "jobTemplate"), "Required value: a Job template (jobTemplate.spec) is needed to make pods")
     if spec.get("suspend") is True:
-        out.note(w, "suspended (spec.suspend): the CronJob controller starts no Job")
+        out.note(w, Sentence("suspended (spec.suspend): the CronJob controller starts no Job", "cron-job-suspended"))
         return
     # The controller names each Job after its scheduled time in minutes since the epoch; one stands for all.
     from allocator.engine.templatehash import fnv32a  # imported when needed: most inputs hold no workload
@@ -411,8 +414,8 @@ def _expand_cron_job(w: Workload, existing: _Existing, out: "_Out") -> None:
         out.note(w, reason)
         return
     out.made(w, pods, base + ("template",), wanted, 0, via=f"Job {w.namespace}/{job_name}",
-             extra_note="the pods of one Job the CronJob would start (its schedule is not run; the Job's name "
-                        "stands for the one of a scheduled time)")
+             extra_note=Sentence("the pods of one Job the CronJob would start (its schedule is not run; the Job's "
+                                 "name stands for the one of a scheduled time)", "cron-job-one-job"))
 
 
 def daemon_tolerations(pod_spec: dict) -> list:
@@ -449,21 +452,24 @@ def daemon_nodes(raw: dict, nodes: dict) -> tuple[list[str], dict]:
     for name in sorted(nodes):
         node = nodes[name]
         if pod_spec.get("nodeName") and pod_spec["nodeName"] != name:
-            skipped[name] = f"the template's spec.nodeName is {pod_spec['nodeName']}"
+            skipped[name] = Sentence(f"the template's spec.nodeName is {pod_spec['nodeName']}", "node-name",
+                                     node=pod_spec["nodeName"])
             continue
         if any(node.labels.get(k) != v for k, v in selector.items()):
-            skipped[name] = "the node does not match the template's nodeSelector"
+            skipped[name] = Sentence("the node does not match the template's nodeSelector", "node-selector")
             continue
         try:
             if affinity is not None and not selector_matches(affinity, node):
-                skipped[name] = "the node does not match the template's required node affinity"
+                skipped[name] = Sentence("the node does not match the template's required node affinity",
+                                         "node-affinity")
                 continue
         except SelectorError:  # the controller ignores a selector it cannot parse
-            skipped[name] = "the template's required node affinity cannot be parsed"
+            skipped[name] = Sentence("the template's required node affinity cannot be parsed", "node-affinity-unparsed")
             continue
         taint = next((t for t in node.taints if t.effect in DO_NOT_SCHEDULE and not tolerated(placement, t)), None)
         if taint is not None:
-            skipped[name] = f"the pods do not tolerate the node's taint {taint.key}={taint.value}:{taint.effect}"
+            shown_taint = f"{taint.key}={taint.value}:{taint.effect}"
+            skipped[name] = Sentence(f"the pods do not tolerate the node's taint {shown_taint}", "taint", taint=shown_taint)
             continue
         chosen.append(name)
     return chosen, skipped
@@ -501,7 +507,8 @@ def _expand_daemon_set(w: Workload, existing: _Existing, out: "_Out", nodes: dic
     spec = w.raw.get("spec") if isinstance(w.raw.get("spec"), dict) else {}
     template = _template(spec, ("spec",))
     if not nodes:
-        out.note(w, "the scenario has no Node objects: a DaemonSet runs one pod per node, so it has none here")
+        out.note(w, Sentence("the scenario has no Node objects: a DaemonSet runs one pod per node, so it has none here",
+                             "daemon-set-no-nodes"))
         return
     chosen, skipped = daemon_nodes(w.raw, nodes)
     have = _existing_daemon_nodes(existing.of("DaemonSet", w.namespace, w.name))
@@ -521,13 +528,14 @@ def _expand_daemon_set(w: Workload, existing: _Existing, out: "_Out", nodes: dic
         pod["spec"]["tolerations"] = daemon_tolerations(pod["spec"])
         _pinned(pod["spec"], node)
         pods.append(pod)
-    note = None
-    if skipped:
-        shown = "; ".join(f"{n}: {why}" for n, why in list(skipped.items())[:5])
-        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-        note = f"no pod on {len(skipped)} node{'s' if len(skipped) > 1 else ''} ({shown}{more})"
+    shown = list(skipped.items())[:5]
+    parts = {"count": len(skipped), "skipped": shown, "more": len(skipped) - len(shown)}
+    listed = "; ".join(f"{n}: {why}" for n, why in shown) + (f" and {parts['more']} more" if parts["more"] else "")
+    counted = f"{len(skipped)} node{'s' if len(skipped) > 1 else ''} ({listed})"
+    note = Sentence(f"no pod on {counted}", "daemon-set-nodes-left", **parts) if skipped else None
     if not chosen:
-        out.note(w, f"no node would run its pod: {note[len('no pod on '):] if note else ''}".rstrip(": "))
+        out.note(w, Sentence(f"no node would run its pod: {counted}" if skipped else "no node would run its pod",
+                             "daemon-set-no-node", **parts))
         return
     out.made(w, pods, ("spec", "template"), len(chosen), len(have & set(chosen)), extra_note=note, nodes=made_for)
 
@@ -543,7 +551,8 @@ class _Out:
              extra_note: str | None = None, nodes: list | None = None) -> None:
         origin = w.label + (f" ({via})" if via else "")
         if len(pods) > MAX_PODS:
-            self.note(w, f"{len(pods)} pods to make; the first {MAX_PODS} are scheduled, the rest left out")
+            self.note(w, Sentence(f"{len(pods)} pods to make; the first {MAX_PODS} are scheduled, the rest left out",
+                                  "too-many-pods", count=len(pods), max=MAX_PODS))
             pods = pods[:MAX_PODS]
         for i, raw in enumerate(pods):
             self.expansion.pods.append(MadePod(raw, w.index, w.kind, w.key, origin, w.ref, base,
@@ -551,11 +560,13 @@ class _Out:
         if extra_note:
             self.note(w, extra_note)
         if wanted == 0:
-            self.note(w, "0 replicas: its controller creates no pods")
+            self.note(w, Sentence("0 replicas: its controller creates no pods", "zero-replicas"))
         elif have and not pods:
-            self.note(w, f"the input already holds all {have} of its pods: none made")
+            self.note(w, Sentence(f"the input already holds all {have} of its pods: none made", "all-pods-present",
+                                  have=have))
         elif have:
-            self.note(w, f"the input already holds {have} of its {wanted} pods: {len(pods)} made")
+            self.note(w, Sentence(f"the input already holds {have} of its {wanted} pods: {len(pods)} made",
+                                  "some-pods-present", have=have, wanted=wanted, made=len(pods)))
 
     def note(self, w: Workload, message: str) -> None:
         self.expansion.problems.append(Problem(message, kind=w.kind, name=w.key,

@@ -775,3 +775,50 @@ def test_the_not_modelled_notes_of_gangs_missing_groups_and_node_allocatable_res
         with translation.override("ko"):
             said = [wording.pod_note(outcome.pods[0], n).text for n in notes]
         assert len(said) == 1 and said[0].startswith("모델링하지 않음: ") and korean in said[0], said
+
+
+WORKLOADS = """
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b}
+spec:
+  taints: [{key: gpu, value: "true", effect: NoSchedule}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: agent:1.0}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: idle, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: idle}}
+  template:
+    metadata: {labels: {app: idle}}
+    spec:
+      containers: [{name: idle, image: idle:1.0}]
+"""
+
+
+def test_a_workloads_own_notes_are_said_in_korean_from_their_data():
+    _, outcome = allocate_text(WORKLOADS)
+    english = [str(w.message) for w in outcome.warnings if w.kind in ("DaemonSet", "Deployment")]
+    assert "no pod on 1 node (node-b: the pods do not tolerate the node's taint gpu=true:NoSchedule)" in english
+    assert "0 replicas: its controller creates no pods" in english
+    with translation.override("ko"):
+        said = [wording.warning_message(w.message).text for w in outcome.warnings if w.kind in ("DaemonSet", "Deployment")]
+        lines = [wording.warning_line(w) for w in outcome.warnings if w.kind == "DaemonSet"]
+    assert "파드 없음: 노드 1개(node-b: 파드가 노드의 테인트 gpu=true:NoSchedule를 용인하지 않아요)" in said
+    assert "레플리카 0개: 컨트롤러가 파드를 만들지 않아요" in said
+    assert any("파드 없음: 노드 1개" in line for line in lines)
