@@ -35,7 +35,7 @@ import copy
 import json
 from dataclasses import dataclass, field
 
-from allocator.engine.explanation import Sentence
+from allocator.engine.sentence import Sentence
 from allocator.engine.nodematch import SelectorError, selector_matches
 from allocator.engine.objects import Toleration, node_selector
 from allocator.engine.problems import WARNING, Problem
