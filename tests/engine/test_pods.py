@@ -10,11 +10,12 @@ from allocator.engine.cycle import fit_error
 from allocator.engine.pods import BOUND, PENDING, SCHEDULED, generated_name
 from allocator.engine.run import ALLOCATED, INVALID, UNSATISFIABLE, allocate_text
 from allocator.engine.scenario import read_scenario
+from tests.conftest import REALWORLD_DIR
 from tests.engine import cluster as k
 
 ROOT = Path(__file__).resolve().parents[2]
 DUMP = ROOT / "tests" / "dumps" / "gpu-cluster.yaml"
-REALWORLD = ROOT.parent / "shared" / "realworld"
+REALWORLD = REALWORLD_DIR  # ../shared/realworld, or /work/shared/realworld beside a clone elsewhere
 
 
 def schedule(text, **options):
@@ -421,7 +422,7 @@ def test_scenarios_without_pods_keep_the_claims_path():
 
 
 def realworld_pod_files():
-    if not REALWORLD.is_dir():
+    if REALWORLD is None:
         return []
     return sorted(p for p in REALWORLD.rglob("*") if p.suffix in (".yaml", ".yml")
                   and b"kind: Pod" in p.read_bytes())
