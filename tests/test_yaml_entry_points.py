@@ -76,11 +76,14 @@ def nestings(draw):
         indent += "  "
     opened = []
     head = indent + "- " * compact
+    # A node has one anchor and one tag: the first flow level is the last block level's node itself when
+    # nothing comes between them, so it takes no properties of its own if that level has some.
+    shared_node = compact == 0 and bool(block) and bool(props(block[-1][1], block[-1][2]))
     for i in range(flow_count):
         kind = flow_kinds[i % len(flow_kinds)]
         opened.append(kind)
-        head += (props(flow_tag, flow_anchor.replace("a", f"a{i}") if flow_anchor else "") + " " + kind
-                 + (" k: " if kind == "{" else " "))
+        own = "" if i == 0 and shared_node else props(flow_tag, flow_anchor.replace("a", f"a{i}") if flow_anchor else "")
+        head += own + " " + kind + (" k: " if kind == "{" else " ")
     closing = "".join("]" if kind == "[" else "}" for kind in reversed(opened))
     lines.append(head + "x" + closing)
     return "\n".join(lines) + "\n"
