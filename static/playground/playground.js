@@ -31,8 +31,8 @@
   }
 
   // Runs as you type. The wait after the last edit follows how fast the server has answered lately
-  // (twice its median round trip, kept between MIN_WAIT and MAX_WAIT), so a fast scenario shows its
-  // answer while a slow dump is not re-run on every key. An edit cancels the run still on its way,
+  // (its median round trip, kept between MIN_WAIT and MAX_WAIT): a pause as long as an answer takes
+  // sends the run, so a fast scenario shows its answer while a slow dump is not re-run on every key. An edit cancels the run still on its way,
   // and an answer that left the server before the latest edit or run is never painted.
   var MIN_WAIT = 40, MAX_WAIT = 400, FIRST_WAIT = 150, KEPT = 5;
   var roundTrips = [];
@@ -45,7 +45,7 @@
     if (!roundTrips.length) return FIRST_WAIT;
     var sorted = roundTrips.slice().sort(function (a, b) { return a - b; });
     var median = sorted[Math.floor(sorted.length / 2)];
-    return Math.round(Math.min(MAX_WAIT, Math.max(MIN_WAIT, 2 * median)));
+    return Math.round(Math.min(MAX_WAIT, Math.max(MIN_WAIT, median)));
   }
   function runNow() {
     window.clearTimeout(runTimer);
