@@ -716,6 +716,7 @@ _UNMODELLED = {
     "host ports (NodePorts)": gettext_noop("host ports (NodePorts)"),
     "persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)":
         gettext_noop("persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)"),
+    "nominated node (status.nominatedNodeName)": gettext_noop("nominated node (status.nominatedNodeName)"),
 }
 
 

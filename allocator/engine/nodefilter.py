@@ -71,7 +71,7 @@ def untolerated_taint(placement: Placement, node: Node) -> Taint | None:
 
 def unmodelled_features(pod: dict) -> list[str]:
     """What the pod asks that the playground's scheduling does not check: the plugins that would
-    judge it (NodePorts, the volume plugins)."""
+    judge it (NodePorts, the volume plugins), and a node nominated for it."""
     spec = pod.get("spec") or {}
     containers = [c for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]
     found = []
@@ -79,6 +79,9 @@ def unmodelled_features(pod: dict) -> list[str]:
         found.append("host ports (NodePorts)")
     if any(isinstance(v, dict) and ({"persistentVolumeClaim", "ephemeral"} & set(v)) for v in spec.get("volumes") or ()):
         found.append("persistent volumes (VolumeBinding, VolumeRestrictions, NodeVolumeLimits, VolumeZone)")
+    # A nominated pod (preemption made room for it) has its node tried first, and taken if it fits.
+    if isinstance(pod.get("status"), dict) and pod["status"].get("nominatedNodeName"):
+        found.append("nominated node (status.nominatedNodeName)")
     return found
 
 

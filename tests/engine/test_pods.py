@@ -471,3 +471,15 @@ def test_a_pod_whose_devices_have_no_binding_conditions_gets_no_prebind_note():
     result = pod_result(schedule(k.dump(*two_gpu_nodes(k.pod("trainer", templates=[("gpu", "single-gpu")])))),
                         "trainer")
     assert result.outcome == SCHEDULED and not [n for n in result.notes if "PreBind" in n]
+
+
+def test_a_pod_with_a_nominated_node_is_said_not_modelled():
+    # kube-scheduler tries status.nominatedNodeName first and takes it if it fits; the playground does not.
+    nominated = k.pod("trainer", templates=[("gpu", "single-gpu")])
+    nominated["status"] = {"phase": "Pending", "nominatedNodeName": "node-a"}
+    result = pod_result(schedule(k.dump(*two_gpu_nodes(nominated))), "trainer")
+    assert [n for n in result.notes if n.startswith("not modelled:")] == [
+        "not modelled: this pod's nominated node (status.nominatedNodeName); its node, verdicts and scores may "
+        "differ from the scheduler's, and so may those of the pods after it"]
+    plain = pod_result(schedule(k.dump(*two_gpu_nodes(k.pod("trainer", templates=[("gpu", "single-gpu")])))), "trainer")
+    assert not [n for n in plain.notes if n.startswith("not modelled:")]
