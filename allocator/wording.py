@@ -955,19 +955,16 @@ def ranking_note(pod) -> Words:
     return Words("; ".join(said)) if "; ".join(english) == note else _kept(note)
 
 
-# A pod's workload as engine/workloads.py names it: `Deployment default/web (ReplicaSet default/web-6d4cf56db6)`,
-# `, hash estimated` inside the brackets when the pod-template-hash is the playground's estimate. Kinds and
-# names stay as they are; Kubernetes names hold no space, comma or bracket.
-_WORKLOAD = re.compile(r"(?P<workload>[A-Za-z]+ [^ (),]+)(?: \((?P<via>[A-Za-z]+ [^ (),]+)(?P<estimated>, hash estimated)?\))?")
-
-
 def workload_label(workload: str) -> Words:
-    """The workload a pod was made for, in the active language."""
-    found = _WORKLOAD.fullmatch(workload or "")
-    if in_source_language() or found is None:
-        return Words(workload) if in_source_language() else _kept(workload)
-    if found["estimated"]:
-        return Words(_("%(workload)s (%(via)s, pod-template-hash estimated)") % found.groupdict())
+    """The workload a pod was made for (engine/workloads.py's sentence of form `workload`: kinds and
+    names stay as they are), in the active language."""
+    if in_source_language():
+        return Words(workload)
+    if getattr(workload, "form", "") != "workload":
+        return _kept(workload)
+    p = workload.parts
+    if p["estimated"]:
+        return Words(_("%(workload)s (%(via)s, pod-template-hash estimated)") % p)
     return Words(workload)
 
 

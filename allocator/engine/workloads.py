@@ -92,7 +92,7 @@ class MadePod:
     index: int
     kind: str  # the workload's kind and namespace/name, for its problems
     key: str
-    workload: str  # e.g. "Deployment default/web (ReplicaSet default/web-6d4cf56db6)"
+    workload: str  # a Sentence, e.g. "Deployment default/web (ReplicaSet default/web-6d4cf56db6)"
     ref: tuple | None
     base: tuple  # the path of its pod template in the workload, for locating problems
     node: str | None = None  # a DaemonSet's pod: the node it is made for
@@ -274,7 +274,7 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
     status = w.raw.get("status") if isinstance(w.raw.get("status"), dict) else {}
     collisions = status.get("collisionCount") if isinstance(status.get("collisionCount"), int) else None
     rs_names = existing.replica_sets_of(w.namespace, w.name)
-    estimated = ""
+    estimated = False
     if rs_names:  # a dump: the controller's ReplicaSet exists, with its real hash
         rs_name = rs_names[0]
         pod_hash = rs_name[len(w.name) + 1:]
@@ -284,7 +284,7 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
         pod_hash = computed.value
         rs_name = f"{w.name}-{pod_hash}"
         if not computed.exact:
-            estimated = ", hash estimated"
+            estimated = True
             out.note(w, Sentence(f"pod-template-hash {pod_hash} is an estimate, not the one a cluster computes: "
                                  f"{computed.why}; its ReplicaSet's and pods' names differ from a real cluster's",
                                  "template-hash-estimate", hash=pod_hash, why=computed.why))
@@ -292,7 +292,8 @@ def _expand_deployment(w: Workload, existing: _Existing, out: "_Out", owned_sets
     have = len(existing.of("ReplicaSet", w.namespace, rs_name))
     pods = _replica_set_pods(rs_name, rs_uid, w.namespace, template, replicas,
                              extra_labels={"pod-template-hash": pod_hash}, existing=have, seed=f"rs/{w.namespace}/{rs_name}")
-    out.made(w, pods, ("spec", "template"), replicas, have, via=f"ReplicaSet {w.namespace}/{rs_name}{estimated}")
+    out.made(w, pods, ("spec", "template"), replicas, have, via=f"ReplicaSet {w.namespace}/{rs_name}",
+             estimated=estimated)
 
 
 def _revision(w: Workload, template: dict, pods: list, out: "_Out", gates) -> str:
@@ -548,8 +549,12 @@ class _Out:
         self.expansion = Expansion()
 
     def made(self, w: Workload, pods: list, base: tuple, wanted: int, have: int, *, via: str | None = None,
-             extra_note: str | None = None, nodes: list | None = None) -> None:
-        origin = w.label + (f" ({via})" if via else "")
+             estimated: bool = False, extra_note: str | None = None, nodes: list | None = None) -> None:
+        # `Deployment default/web (ReplicaSet default/web-6d4cf56db6, hash estimated)`: the estimate is
+        # said where the pod-template-hash in the names is the playground's, not the cluster's.
+        inside = f"{via}, hash estimated" if estimated else via
+        origin = Sentence(w.label + (f" ({inside})" if inside else ""), "workload", workload=w.label, via=via,
+                          estimated=estimated)
         if len(pods) > MAX_PODS:
             self.note(w, Sentence(f"{len(pods)} pods to make; the first {MAX_PODS} are scheduled, the rest left out",
                                   "too-many-pods", count=len(pods), max=MAX_PODS))

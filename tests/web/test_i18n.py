@@ -503,18 +503,41 @@ def test_a_scheduling_runs_message_names_its_pod_in_korean_and_keeps_the_schedul
     assert f'<p class="message">pod default/second: {escape(message)} (1 more pod not scheduled)' in english
 
 
+ESTIMATED = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, creationTimestamp: "2026-01-01T00:00:00Z"}
+    spec:
+      containers: [{name: web, image: web:1.0}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: nightly, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: job, image: job:1.0}]
+"""
+
+
 def test_a_pods_workload_and_an_estimated_hash_read_in_korean():
+    _, outcome = allocate_text(ESTIMATED)
+    web, job = (next(p.workload for p in outcome.pods if p.name.startswith(name)) for name in ("web-", "nightly-"))
+    assert web.startswith("Deployment default/web (ReplicaSet default/web-") and web.endswith(", hash estimated)")
     with translation.override("ko"):
-        label = wording.workload_label("Deployment default/web (ReplicaSet default/web-5d8f7c9b4, hash estimated)")
-        assert label.text == "Deployment default/web (ReplicaSet default/web-5d8f7c9b4, pod-template-hash는 추정값)"
+        label = wording.workload_label(web)
+        assert label.text == web.replace(", hash estimated)", ", pod-template-hash는 추정값)")
         assert label.lang is None
-        assert wording.workload_label("Job default/nightly (Job default/nightly-29000000)").text == \
-            "Job default/nightly (Job default/nightly-29000000)"
-        assert "hash estimated" not in wording.workload_line("Deployment default/web (ReplicaSet default/web-x, "
-                                                              "hash estimated)", 2)
+        assert wording.workload_label(job).text == job == "Job default/nightly"
+        assert "hash estimated" not in wording.workload_line(web, 2)
     with translation.override("en"):
-        assert wording.workload_label("Deployment default/web (ReplicaSet default/web-x, hash estimated)") == \
-            "Deployment default/web (ReplicaSet default/web-x, hash estimated)"
+        assert wording.workload_label(web) == web
 
 
 def test_the_workload_line_and_score_labels_have_korean_words():
