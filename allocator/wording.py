@@ -1313,6 +1313,8 @@ def api_text(outcome) -> dict:
                          "headline": headline(pod.explanation).text if pod.explanation and pod.explanation.headline
                          else None}
                         for pod in outcome.pods]
+    text["warnings"] = [{"line": warning.line, "message": warning_message(warning.message).text}
+                        for warning in outcome.warnings]
     return text
 
 

@@ -649,6 +649,22 @@ def test_the_apis_korean_text_says_a_pods_notes_and_its_gate_message_gloss(clien
     assert pod["notes"] == ["이 문제가 풀릴 때까지 스케줄러는 이 파드를 시도하지 않아요(PreEnqueue)"]
 
 
+def test_the_apis_korean_text_says_the_runs_warnings_beside_the_english_ones(client):
+    bare = k.node("node-a")
+    bare["status"].pop("allocatable", None)
+    scenario = k.dump(bare, k.pod("web"))
+    english = client.post("/api/v1/allocate", data=scenario, content_type="application/yaml").json()
+    korean = client.post("/api/v1/allocate?lang=ko", data=scenario, content_type="application/yaml").json()
+    text = korean.pop("text")
+    assert korean == english
+    assert english["warnings"][-1]["message"] == (
+        "node node-a: no status.allocatable, so CPU, memory and pod count are not checked there (a cluster dump has "
+        "it; add it to a hand-written Node to model NodeResourcesFit)")
+    assert [w["line"] for w in text["warnings"]] == [w["line"] for w in english["warnings"]]
+    assert all(HANGUL.search(w["message"]) for w in text["warnings"]), text["warnings"]
+    assert "node-a" in text["warnings"][-1]["message"]
+
+
 # --- the glossary's terms in the catalogue ----------------------------------------------------------------
 
 SPEC_GLOSSARY = Path("/work/shared/spec/glossary-ko.md")
