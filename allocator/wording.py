@@ -854,6 +854,9 @@ _WORKLOAD_NOTES = {
     "zero-replicas": gettext_noop("0 replicas: its controller creates no pods"),
     "all-pods-present": gettext_noop("the input already holds all %(have)s of its pods: none made"),
     "some-pods-present": gettext_noop("the input already holds %(have)s of its %(wanted)s pods: %(made)s made"),
+    # The apiserver-style detail ("Required value: …", "Invalid value: …") stays as written.
+    "workload-not-expanded": gettext_noop("%(detail)s (so no pods are made)"),
+    "workload-unreadable": gettext_noop("cannot read the workload (%(error)s), so no pods are made"),
 }
 # Why a DaemonSet makes no pod for a node (engine/workloads.daemon_nodes).
 _DAEMON_SKIPS = {

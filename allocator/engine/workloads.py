@@ -606,12 +606,13 @@ def expand(workloads: list, *, pods: list, nodes: dict, gates=None) -> Expansion
                 _expand_daemon_set(w, existing, out, nodes, gates)
         except _Bad as bad:
             out.expansion.problems.append(Problem(
-                f"{bad.message} (so no pods are made)", kind=w.kind, name=w.key, path=bad.path,
-                severity=WARNING, ref=w.ref))
+                Sentence(f"{bad.message} (so no pods are made)", "workload-not-expanded", detail=bad.message),
+                kind=w.kind, name=w.key, path=bad.path, severity=WARNING, ref=w.ref))
         except (TypeError, AttributeError, ValueError, KeyError) as exc:  # a field of the wrong type
             out.expansion.problems.append(Problem(
-                f"cannot read the workload ({exc}), so no pods are made", kind=w.kind, name=w.key,
-                path=("spec",), severity=WARNING, ref=w.ref))
+                Sentence(f"cannot read the workload ({exc}), so no pods are made", "workload-unreadable",
+                         error=str(exc)),
+                kind=w.kind, name=w.key, path=("spec",), severity=WARNING, ref=w.ref))
     return out.expansion
 
 

@@ -861,3 +861,19 @@ def test_a_workloads_own_notes_are_said_in_korean_from_their_data():
     assert "파드 없음: 노드 1개(node-b: 파드가 노드의 테인트 gpu=true:NoSchedule를 용인하지 않아요)" in said
     assert "레플리카 0개: 컨트롤러가 파드를 만들지 않아요" in said
     assert any("파드 없음: 노드 1개" in line for line in lines)
+
+
+def test_a_workload_that_makes_no_pods_says_so_in_korean_keeping_the_apiservers_words():
+    broken = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 1\n"
+        "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: default}\nspec:\n"
+        "  template: {spec: {containers: [{name: c, image: x}]}}\n  parallelism: many\n")
+    _, outcome = allocate_text(broken + "---\n" + k.dump(k.node("node-a")))
+    english = {w.kind: str(w.message) for w in outcome.warnings if w.kind in ("Deployment", "Job")}
+    assert english["Deployment"] == ("Required value: a pod template (template.spec) is needed to make pods "
+                                     "(so no pods are made)")
+    with translation.override("ko"):
+        said = {w.kind: wording.warning_message(w.message) for w in outcome.warnings if w.kind in ("Deployment", "Job")}
+    assert said["Deployment"].text == ("Required value: a pod template (template.spec) is needed to make pods "
+                                       "(그래서 파드를 만들지 않아요)")
+    assert said["Job"].text == 'Invalid value: "many": must be an integer (그래서 파드를 만들지 않아요)' and said["Job"].lang is None
