@@ -629,7 +629,9 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         affinity = interpod.scores(view, placed, scenario.namespaces, feasible_nodes)
         if affinity is not None:
             extra[interpod.NAME] = affinity
-    cycle.ranking = rank(pod, candidates, capacity.images, total_nodes=len(names), extra=extra)
+    # The scheduler sizes its search (percentageOfNodesToScore) by the nodes PreFilter leaves.
+    searched = len(names) if allowed is None else sum(1 for name in names if name in allowed)
+    cycle.ranking = rank(pod, candidates, capacity.images, total_nodes=searched, extra=extra)
     for score in cycle.ranking.scores:
         if score.plugins:
             feasible[score.node][0].score = {"total": score.total, "plugins": score.plugins}

@@ -135,3 +135,16 @@ def test_a_big_cluster_is_only_partly_searched_by_the_scheduler():
     assert feasible_nodes_to_find(6000) == 300  # 5 % at the least
     outcome = schedule(*[node(f"node-{i:03}") for i in range(120)], k.pod("p"))
     assert "stops filtering once 100 are feasible" in result(outcome, "p").ranking.note
+
+
+def test_the_partial_search_counts_the_nodes_node_affinitys_prefilter_leaves_not_every_node():
+    # kube-scheduler sizes its search by the nodes NodeAffinity's PreFilter leaves (matchFields on
+    # metadata.name): 110 of 250 nodes, so it stops at 100 feasible ones, not at 250's 120.
+    named = [f"node-{i:03}" for i in range(110)]
+    pinned = k.pod("p")
+    pinned["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": named}]}]}}}
+    outcome = schedule(*[node(f"node-{i:03}") for i in range(250)], pinned)
+    note = result(outcome, "p").ranking.note
+    assert "with 110 nodes the scheduler stops filtering once 100 are feasible" in note
+    assert "of these 110" in note
