@@ -1,8 +1,8 @@
 """`manage.py allocate` as a user runs it: exit codes, output formats and hostile input."""
 import json
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,12 +15,14 @@ EXAMPLES = ROOT / "allocator" / "examples"
 
 
 def allocate(*args, stdin: bytes | None = None, timeout: float = 60):
-    started = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [sys.executable, "manage.py", "allocate", *args],
         cwd=ROOT, input=stdin, capture_output=True, timeout=timeout,
     )
-    proc.elapsed = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # The command's own CPU time: on a loaded machine its wall time says more of the load than of it.
+    proc.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     out = proc.stdout.decode("utf-8", "replace")
     err = proc.stderr.decode("utf-8", "replace")
     assert "Traceback" not in out + err, out + err
@@ -202,10 +204,10 @@ HOSTILE = {
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_input_ends_quickly_with_a_clear_message(name):
     text, code, fragment = HOSTILE[name]
-    proc, out = allocate("-", "-o", "json", "--node", "n1", stdin=text, timeout=30)
+    proc, out = allocate("-", "-o", "json", "--node", "n1", stdin=text, timeout=180)  # a hang, not slowness
     data = json.loads(out)
     assert proc.returncode == code, data["message"]
     assert fragment.lower() in (data["message"] or "").lower() + json.dumps(data["problems"]).lower()
-    assert proc.elapsed < 15
+    assert proc.cpu < 15
     if code == 2:
         assert data["problems"] and data["message"]
