@@ -743,11 +743,6 @@ _NOTES = {
         "not modelled: PodGroup %(group)s asks for gang scheduling (minCount %(count)s) and the scenario holds "
         "%(have)s of its pods: kube-scheduler keeps them all out of its scheduling queue until %(count)s exist, so "
         "none is scheduled; the playground places them one by one"),
-    "node-allocatable": gettext_noop(
-        "not modelled: %(gate)s is on and devices in the scenario's ResourceSlices carry nodeAllocatableResources: "
-        "kube-scheduler adds the CPU, memory or hugepages they map to this pod's requests once its claims are "
-        "allocated, and counts them on the node for the pods after it; the playground does not, so its node, "
-        "verdicts and scores may differ"),
     "group-claims-gate-off": gettext_noop(
         "%(gate)s is off: PodGroup %(group)s's resourceClaims are not consulted, every pod gets and reserves claims "
         "of its own"),

@@ -345,6 +345,7 @@ def extended_claim_requests(pod: Pod, resources: dict, classes: ExtendedResource
 # statuses into the assumed pod's status, so its cache counts them for the pods after it.
 
 NODE_ALLOCATABLE_GATE = "DRANodeAllocatableResources"
+SPECIAL_CLAIM_NAME = "<extended-resources>"  # the scheduler's name for the special claim before it creates it
 SHARED_MAPPED_CLAIM = "node allocatable resource claim {claim} has a mapped device and cannot be shared across pods"
 POD_LEVEL_REQUEST_SHORT = ("pod level request for {resource} is insufficient to cover the aggregated container and "
                            "node-allocatable DRA requests")

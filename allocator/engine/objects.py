@@ -295,6 +295,11 @@ class ClaimStatus:
             out[name] = out.get(name, 0) + sum(q.value for q in pair if q is not None)
         return out
 
+    def shown(self) -> list:
+        """(resource, amount as a quantity) of what the claim adds to the pod, by resource name."""
+        return [(name, str(Quantity(amount, "DecimalSI" if name == "cpu" else "BinarySI")))
+                for name, amount in sorted(self.demand().items())]
+
     def as_dict(self) -> dict:
         out: dict = {"resourceClaimName": self.claim}
         if self.containers:

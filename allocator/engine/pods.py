@@ -623,7 +623,8 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         statuses = None
         if footprint is not None:
             try:
-                statuses, shortfalls = footprint.check(node, allocator, allocatable, capacity.on(name))
+                statuses, shortfalls = footprint.check(node, allocator, allocatable, capacity.on(name),
+                                                       extended[0] if extended else None)
             except fit.FootprintError as exc:
                 cycle.fatal = Problem(f"kube-scheduler's DynamicResources Filter fails on node {name}: {exc}")
                 return cycle
@@ -696,12 +697,16 @@ class _Footprint:
                 return reason
         return None
 
-    def check(self, node, allocator: Allocator | None, allocatable: dict | None, usage: fit.NodeUsage) -> tuple:
-        """(the ClaimStatus list on this node or None, the reasons the node fails for it)."""
+    def check(self, node, allocator: Allocator | None, allocatable: dict | None, usage: fit.NodeUsage,
+              special: ResourceClaim | None = None) -> tuple:
+        """(the ClaimStatus list on this node or None, the reasons the node fails for it). The special
+        claim for extended resources counts too, under the scheduler's in-memory name for it."""
         fresh = {}
         if allocator is not None:
             fresh = {c.key: build_allocation(allocator, ci) for ci, c in enumerate(allocator.claims)}
         entries = [(c.name, fresh.get(c.key) or (c.raw.get("status") or {}).get("allocation")) for c in self.claims]
+        if special is not None:
+            entries.append((fit.SPECIAL_CLAIM_NAME, fresh.get(special.key)))
         statuses = self.node_allocatable.statuses(self.pod, entries, self.names, node)
         if statuses is None:
             return None, []

@@ -1843,7 +1843,9 @@ def _node_allocatable_resources(c: _Checker, device: dict, capacities: dict, pat
     if not resources:
         return
     capacity_names = {_key_str(key) for key in capacities}
-    for _, key_path, entry in c.map_items(resources, resources_path):
+    for name, key_path, entry in c.map_items(resources, resources_path):
+        if name not in ("cpu", "memory") and not name.startswith("hugepages-"):
+            c.invalid(key_path, name, "must be a node allocatable resource name")
         entry = c.as_object({} if entry is None else entry, key_path)
         if entry is None:
             continue
