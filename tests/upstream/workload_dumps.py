@@ -158,19 +158,18 @@ NODE_ALLOCATABLE = {"DRANodeAllocatableResources": True}
 
 def _mapped_device(rng: random.Random, name: str) -> dict:
     """A device whose allocation adds node resources: mapped per device or per consumed capacity, an
-    overhead per pod and per container, on CPU, memory, ephemeral storage or hugepages; or none."""
+    overhead per pod and per container, on CPU, memory or hugepages; or none."""
     device: dict = {"name": name}
     entries: dict = {}
     for _ in range(rng.choice([0, 1, 1, 2])):
-        resource = rng.choice(["cpu", "cpu", "memory", "memory", "ephemeral-storage", "hugepages-2Mi"])
+        resource = rng.choice(["cpu", "cpu", "memory", "memory", "hugepages-2Mi"])
         entry = entries.setdefault(resource, {})
         if rng.random() < 0.5:
             amounts = {"cpu": ["1", "2", "4", "500m"], "memory": ["4Gi", "16Gi", "1500Mi"],
-                       "ephemeral-storage": ["10Gi"], "hugepages-2Mi": ["512Mi", "2Gi"]}[resource]
+                       "hugepages-2Mi": ["512Mi", "2Gi"]}[resource]
             entry["mapping"] = {"deviceMultiplier": rng.choice(amounts)}
         else:
-            per = {"cpu": ["100m", "1"], "memory": ["1Gi", "20Gi"], "ephemeral-storage": ["1Gi", "60Gi"],
-                   "hugepages-2Mi": ["2Mi", "1Gi"]}[resource]
+            per = {"cpu": ["100m", "1"], "memory": ["1Gi", "20Gi"], "hugepages-2Mi": ["2Mi", "1Gi"]}[resource]
             overhead = {}
             if rng.random() < 0.7:
                 overhead["perPod"] = rng.choice(per)
@@ -245,7 +244,7 @@ NODE_ALLOCATABLE_CLAIMS = [
 
 def node_allocatable_case(seed: int) -> tuple[str, dict]:
     """(scenario text, gates) for the node-allocatable differential: devices that map an allocation to
-    CPU, memory, ephemeral storage or hugepages (per device, or per consumed core) or add overheads per
+    CPU, memory or hugepages (per device, or per consumed core) or add overheads per
     pod and per container; pods whose containers (and init containers) reference claims from templates or
     a claim several pods share, some with pod-level resources, some bound with node-allocatable statuses;
     DRANodeAllocatableResources on (mostly), or off."""
