@@ -182,7 +182,7 @@ GATE_SUMMARIES = (
     gettext_noop("compatibility groups on counter consumption"),
     gettext_noop("skipNodeOperations on slices"),
     gettext_noop("derived attributes in requests"),
-    gettext_noop("node allocatable resources backed by DRA (not modelled)"),
+    gettext_noop("CPU, memory and hugepages that devices add to a pod's requests"),
     gettext_noop("partitionable device types in pool status (not modelled)"),
     gettext_noop("ResourcePoolStatusRequest objects (not modelled)"),
     gettext_noop("claims for workloads (not modelled)"),

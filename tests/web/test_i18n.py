@@ -842,3 +842,17 @@ def test_a_workloads_own_notes_are_said_in_korean_from_their_data():
     assert "파드 없음: 노드 1개(node-b: 파드가 노드의 테인트 gpu=true:NoSchedule를 용인하지 않아요)" in said
     assert "레플리카 0개: 컨트롤러가 파드를 만들지 않아요" in said
     assert any("파드 없음: 노드 1개" in line for line in lines)
+
+
+def test_the_pods_panel_says_what_a_pods_claims_add_to_its_requests_in_english_and_korean(client):
+    """DRANodeAllocatableResources: the scheduled pod's claim adds the 4 CPUs its device maps."""
+    from tests.engine.test_noderesources import NODE_ALLOCATABLE
+
+    text = NODE_ALLOCATABLE.replace('cpu: "6"', 'cpu: "3"')
+    data = {"scenario": text, "gates-submitted": "1",
+            **{f"gate-{component}-DRANodeAllocatableResources": "on" for component in ("apiserver", "scheduler", "kubelet")}}
+    english = client.post("/", data, HTTP_HX_REQUEST="true").content.decode()
+    korean = client.post("/", data, HTTP_HX_REQUEST="true", **KO).content.decode()
+    claim = "<code>with-claim-r-bdmb8</code> cpu 4"
+    assert f'<p class="muted node-allocatable">added by its claims’ devices (node-allocatable resources): {claim}</p>' in english
+    assert f'<p class="muted node-allocatable">클레임의 디바이스가 더하는 노드 할당 가능 리소스: {claim}</p>' in korean
