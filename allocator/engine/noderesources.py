@@ -365,28 +365,22 @@ def node_allocatable_devices(slices) -> bool:
     return any(d.node_allocatable for s in slices for d in s.devices)
 
 
+def _placed_on(holder, node: Node) -> bool:
+    """A slice's or device's nodeName, allNodes or nodeSelector (one that does not parse matches nothing)."""
+    if holder.node_name == node.name or holder.all_nodes:
+        return True
+    if holder.node_selector is None:
+        return False
+    try:
+        return selector_matches(holder.node_selector, node)
+    except SelectorError:
+        return False
+
+
 def _slice_on(piece, node: Node) -> bool:
     """The slices DynamicResources looks at for a node: its own, all-nodes ones, those whose node
     selector matches, and those that select per device."""
-    if piece.node_name == node.name or piece.all_nodes:
-        return True
-    if piece.node_selector is not None:
-        try:
-            return selector_matches(piece.node_selector, node)
-        except SelectorError:
-            return False
-    return bool(piece.per_device_node_selection)
-
-
-def _device_on(device, node: Node) -> bool:
-    if device.node_name == node.name or device.all_nodes:
-        return True
-    if device.node_selector is not None:
-        try:
-            return selector_matches(device.node_selector, node)
-        except SelectorError:
-            return False
-    return False
+    return _placed_on(piece, node) or (piece.node_selector is None and bool(piece.per_device_node_selection))
 
 
 class FootprintError(Exception):
@@ -417,7 +411,7 @@ class NodeAllocatable:
                 continue
             for device in piece.devices:
                 if device.name == result.get("device"):
-                    if piece.per_device_node_selection and node is not None and not _device_on(device, node):
+                    if piece.per_device_node_selection and node is not None and not _placed_on(device, node):
                         return None
                     return device
         return None

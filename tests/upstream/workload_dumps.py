@@ -329,28 +329,6 @@ def compare_sharing(mine: dict, theirs: dict) -> list[str]:
     return diffs
 
 
-def compare_node_allocatable(mine: dict, theirs: dict) -> list[str]:
-    """Each pod's status.nodeAllocatableResourceClaimStatuses: the engine's against the scheduler's."""
-    if "error" in theirs:
-        return []
-    my_pods = {(p["namespace"], p["name"]): p for p in mine.get("pods") or []}
-    diffs = []
-    for up in theirs.get("pods") or []:
-        pod = my_pods.get((up["namespace"], up["name"]))
-        if pod is None:
-            continue
-        ours, upstream = _statuses(pod.get("nodeAllocatable")), _statuses(up.get("nodeAllocatable"))
-        if ours != upstream:
-            diffs.append(f"pod {up['namespace']}/{up['name']}: node-allocatable statuses {ours} by the engine, "
-                         f"{upstream} upstream")
-    return diffs
-
-
-def _statuses(entries) -> list:
-    """Claim statuses without the empty lists Go's JSON leaves out."""
-    return [{k: v for k, v in entry.items() if v not in ([], None)} for entry in entries or ()]
-
-
 def oracle_request(text: str, gates: dict) -> dict:
     """The oracle's request for a scenario: the expanded dump, the gates, and claims' reservations."""
     return {"dump": oracle_dump(text), "gates": gates, "reservations": True}
