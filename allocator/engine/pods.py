@@ -177,6 +177,7 @@ class PodResult:
     joint: object | None = None  # backtrack.JointAssignment, on the first Pending pod it explains
     # status.nodeAllocatableResourceClaimStatuses after the run (ClaimStatus; DRANodeAllocatableResources)
     node_allocatable: tuple = ()
+    refused_with_devices: list = field(default_factory=list)  # nodes where DRA found devices but their demand did not fit
 
     @property
     def key(self) -> str:
@@ -455,6 +456,7 @@ class _Cycle:
     ranking: Ranking | None = None
     extended: tuple | None = None  # the chosen node's special claim and its mappings
     node_allocatable: list | None = None  # the chosen node's ClaimStatus list (DRANodeAllocatableResources)
+    refused_with_devices: list = field(default_factory=list)  # nodes the node-allocatable check refused
 
 
 class _Capacity:
@@ -629,6 +631,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 cycle.fatal = Problem(f"kube-scheduler's DynamicResources Filter fails on node {name}: {exc}")
                 return cycle
             if shortfalls:
+                cycle.refused_with_devices.append(name)
                 cycle.nodes.append(PodNode(name, False, reasons=[s if isinstance(s, str) else s.reason
                                                                  for s in shortfalls],
                                            details=[_shortfall(s) for s in shortfalls if not isinstance(s, str)],
@@ -970,6 +973,7 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
         result.outcome, result.message, result.problems = INVALID_POD, problem.message, [problem]
     elif cycle.chosen is None:
         result.message = fit_error(len(names), [n.reasons for n in cycle.nodes if not n.fits], cycle.prefilter)
+        result.refused_with_devices = cycle.refused_with_devices
         if cycle.prefilter:
             result.nodes = [PodNode(n, False, cycle.prefilter) for n in names]
         if explain_result and cycle.failed is not None:

@@ -856,3 +856,18 @@ def test_the_pods_panel_says_what_a_pods_claims_add_to_its_requests_in_english_a
     claim = "<code>with-claim-r-bdmb8</code> cpu 4"
     assert f'<p class="muted node-allocatable">added by its claims’ devices (node-allocatable resources): {claim}</p>' in english
     assert f'<p class="muted node-allocatable">클레임의 디바이스가 더하는 노드 할당 가능 리소스: {claim}</p>' in korean
+
+
+def test_a_pod_refused_for_what_its_claims_add_says_why_in_english_and_korean(client):
+    """DRA found the device, but 6 CPUs asked and the 4 it maps do not fit 8: the Why says so, not that no
+    node got as far as the DRA search."""
+    from tests.engine.test_noderesources import NODE_ALLOCATABLE
+
+    data = {"scenario": NODE_ALLOCATABLE, "gates-submitted": "1",
+            **{f"gate-{component}-DRANodeAllocatableResources": "on" for component in ("apiserver", "scheduler", "kubelet")}}
+    english = client.post("/", data, HTTP_HX_REQUEST="true").content.decode()
+    korean = client.post("/", data, HTTP_HX_REQUEST="true", **KO).content.decode()
+    assert "Why: DRA found devices for the pod’s claims on node-0, but with the CPU, memory or hugepages" in english
+    assert "no node got as far as the DRA search" not in english
+    assert "이유: DRA가 node-0에서 파드의 클레임에 쓸 디바이스를 찾았지만" in korean
+    assert "cpu: the pod asks 10, 0 of 8 in use" in english
