@@ -735,6 +735,10 @@ _NOTES = {
     "generic-gate-off": gettext_noop(
         "%(gate)s is off: the scheduler knows no PodGroups (the apiserver would drop spec.schedulingGroup), so the "
         "pod is scheduled on its own with claims of its own"),
+    "node-allocatable-kept": gettext_noop(
+        "not modelled: this pending pod already carries status.nodeAllocatableResourceClaimStatuses; when "
+        "kube-scheduler writes the ones it works out, it merges them into these by claim name (a strategic merge "
+        "patch), and the playground shows the ones it works out alone"),
     "group-missing": gettext_noop(
         "not modelled: the pod belongs to PodGroup %(group)s, which the scenario does not hold: kube-scheduler keeps "
         "the pod out of its scheduling queue until that PodGroup exists; the playground schedules it on its own, with "

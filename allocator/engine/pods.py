@@ -868,6 +868,7 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
         result.notes.append(Sentence(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and "
                                      "scores may differ from the scheduler's, and so may those of the pods after it",
                                      "not-modelled", features=unmodelled))
+    result.notes.extend(_kept_statuses_notes(pod, capacity))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
@@ -885,6 +886,17 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
             unique.append(claim)
     result.claims = _claim_views(resolved, cluster)
     return result, unique
+
+
+def _kept_statuses_notes(pod: Pod, capacity: _Capacity) -> list[Sentence]:
+    """A pending pod that carries node-allocatable statuses already (an earlier attempt's): the scheduler's
+    patch merges its new statuses into them, which the playground does not."""
+    if capacity.node_allocatable is None or not pod.claim_statuses or pod.node_name:
+        return []
+    return [Sentence("not modelled: this pending pod already carries status.nodeAllocatableResourceClaimStatuses; "
+                     "when kube-scheduler writes the ones it works out, it merges them into these by claim name (a "
+                     "strategic merge patch), and the playground shows the ones it works out alone",
+                     "node-allocatable-kept")]
 
 
 def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[Sentence]:

@@ -425,3 +425,17 @@ def test_pod_level_requests_must_cover_the_containers_and_the_claims():
     assert _pods(text)["with-claim"].message == (
         "0/1 nodes are available: 1 pod level request for cpu is insufficient to cover the aggregated container "
         "and node-allocatable DRA requests.")
+
+
+def test_a_pending_pod_with_statuses_of_its_own_says_their_merge_is_not_modelled():
+    stale = NODE_ALLOCATABLE.replace(
+        "metadata: {name: plain, namespace: default}",
+        "metadata: {name: plain, namespace: default}\nstatus:\n  nodeAllocatableResourceClaimStatuses:\n"
+        "  - {resourceClaimName: old, mapping: [{name: cpu, quantity: '1'}]}")
+    notes = {name: [n for n in pod.notes if n.startswith("not modelled")] for name, pod in _pods(stale).items()}
+    assert notes["with-claim"] == []
+    assert notes["plain"] == [
+        "not modelled: this pending pod already carries status.nodeAllocatableResourceClaimStatuses; when "
+        "kube-scheduler writes the ones it works out, it merges them into these by claim name (a strategic merge "
+        "patch), and the playground shows the ones it works out alone"]
+    assert not any(pod.notes for pod in _pods(stale, gates=None).values())

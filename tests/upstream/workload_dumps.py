@@ -246,7 +246,8 @@ def node_allocatable_case(seed: int) -> tuple[str, dict]:
     """(scenario text, gates) for the node-allocatable differential: devices that map an allocation to
     CPU, memory or hugepages (per device, or per consumed core) or add overheads per
     pod and per container; pods whose containers (and init containers) reference claims from templates or
-    a claim several pods share, some with pod-level resources, some bound with node-allocatable statuses;
+    a claim several pods share (sometimes allocated and in use already), some with pod-level resources,
+    some asking for an extended resource DRA backs, some bound with node-allocatable statuses;
     DRANodeAllocatableResources on (mostly), or off."""
     rng = random.Random(seed)
     nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
@@ -257,8 +258,12 @@ def node_allocatable_case(seed: int) -> tuple[str, dict]:
         if rng.random() < 0.5:
             node["status"]["allocatable"]["hugepages-2Mi"] = rng.choice(["1Gi", "4Gi"])
         objects.append(node)
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
-                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    device_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+    extended = rng.random() < 0.3  # pods may ask for example.com/gpu, which the class backs with DRA
+    if extended:
+        device_class["spec"]["extendedResourceName"] = "example.com/gpu"
+    objects.append(device_class)
     for name in nodes:
         piece = _slice(name, 0)
         piece["spec"]["devices"] = [_mapped_device(rng, f"dev-{i}") for i in range(rng.randint(1, 3))]
@@ -271,13 +276,24 @@ def node_allocatable_case(seed: int) -> tuple[str, dict]:
         objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
                         "metadata": {"name": name, "namespace": "default"},
                         "spec": {"spec": {"devices": {"requests": requests}}}})
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                    "metadata": {"name": "shared", "namespace": "default"},
-                    "spec": {"devices": {"requests": [request]}}})
+    shared = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+              "metadata": {"name": "shared", "namespace": "default"}, "spec": {"devices": {"requests": [request]}}}
+    if rng.random() < 0.25:  # allocated already, to the first device of the first node, perhaps in use
+        shared["status"] = {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": DRIVER, "pool": nodes[0], "device": "dev-0"}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [nodes[0]]}]}]}}}
+        if rng.random() < 0.7:
+            shared["status"]["reservedFor"] = [{"resource": "pods", "name": "elsewhere", "uid": "uid-elsewhere"}]
+    objects.append(shared)
     for i in range(rng.randint(1, 5)):
         claims = [c for c in NODE_ALLOCATABLE_CLAIMS if rng.random() < 0.35]
         bound = rng.choice(nodes) if rng.random() < 0.15 else None
-        objects.append(_node_allocatable_pod(rng, f"p{i}", claims, bound))
+        pod = _node_allocatable_pod(rng, f"p{i}", claims, bound)
+        if extended and not bound and rng.random() < 0.4:
+            main = pod["spec"]["containers"][0]["resources"]
+            main["requests"]["example.com/gpu"] = main.setdefault("limits", {})["example.com/gpu"] = "1"
+        objects.append(pod)
     return yaml.safe_dump_all(objects, sort_keys=False), rng.choice([NODE_ALLOCATABLE] * 4 + [{}])
 
 

@@ -871,3 +871,19 @@ def test_a_pod_refused_for_what_its_claims_add_says_why_in_english_and_korean(cl
     assert "no node got as far as the DRA search" not in english
     assert "이유: DRA가 node-0에서 파드의 클레임에 쓸 디바이스를 찾았지만" in korean
     assert "cpu: the pod asks 10, 0 of 8 in use" in english
+
+
+def test_the_kept_node_allocatable_statuses_note_is_said_in_korean():
+    from tests.engine.test_noderesources import ON, NODE_ALLOCATABLE
+
+    stale = NODE_ALLOCATABLE.replace(
+        "metadata: {name: plain, namespace: default}",
+        "metadata: {name: plain, namespace: default}\nstatus:\n  nodeAllocatableResourceClaimStatuses:\n"
+        "  - {resourceClaimName: old, mapping: [{name: cpu, quantity: '1'}]}")
+    _, outcome = allocate_text(stale, gates=ON)
+    pod = outcome.pods[1]
+    with translation.override("ko"):
+        said = [wording.pod_note(pod, n).text for n in pod.notes]
+    assert said == ["모델링하지 않음: 이 보류 중인 파드에는 이미 status.nodeAllocatableResourceClaimStatuses가 있어요. "
+                    "kube-scheduler는 자기가 계산한 상태를 쓸 때 클레임 이름으로 이 상태에 병합하지만(전략적 병합 패치), "
+                    "플레이그라운드는 자기가 계산한 상태만 보여 줘요"]
