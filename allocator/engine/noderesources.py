@@ -387,40 +387,56 @@ class FootprintError(Exception):
     """The Filter fails outright (an error status): kube-scheduler aborts the pod's scheduling cycle."""
 
 
+def _index(slices: list) -> dict:
+    """(driver, pool, device name) -> (slice, device), the first slice of the driver and pool that holds a
+    device of that name: where DynamicResources finds the device behind an allocation result."""
+    out: dict = {}
+    for piece in slices:
+        for device in piece.devices:
+            out.setdefault((piece.driver, piece.pool, device.name), (piece, device))
+    return out
+
+
+def _device(index: dict, result: dict, node: Node | None):
+    """The device an allocation result names; None where DynamicResources finds none (or, in a slice that
+    selects per device, one that is not on the node)."""
+    return _lookup(index, result, node)[0]
+
+
+def _lookup(index: dict, result: dict, node: Node | None) -> tuple:
+    """(the device or None, why DynamicResources finds none, in its words)."""
+    name, pool, driver = result.get("device"), result.get("pool"), result.get("driver")
+    found = index.get((driver, pool, name))
+    if found is None:
+        return None, f"device {name} not found in pool {pool} for driver {driver}"
+    piece, device = found
+    if piece.per_device_node_selection and node is not None and not _placed_on(device, node):
+        return None, f"device {name} does not match node"
+    return device, None
+
+
 class NodeAllocatable:
     """The node-allocatable side of DynamicResources for one run: the scheduler's ResourceSlices (with
     DeviceTaintRules applied) and the devices behind allocation results."""
 
     def __init__(self, slices: list):
         self.slices = list(slices)
+        self.any = node_allocatable_devices(self.slices)  # without such devices there is nothing to add
         self.workload_claims = False  # DRAWorkloadResourceClaims: a claim reserved for the pod's group is its own
+        self._all = _index(self.slices) if self.any else {}
         self._on_node: dict = {}
 
-    def node_slices(self, node: Node) -> list:
+    def node_index(self, node: Node) -> dict:
         kept = self._on_node.get(node.name)
         if kept is None:
-            kept = self._on_node[node.name] = [s for s in self.slices if _slice_on(s, node)]
+            kept = self._on_node[node.name] = _index([s for s in self.slices if _slice_on(s, node)])
         return kept
-
-    @staticmethod
-    def _device(slices: list, result: dict, node: Node | None):
-        """The device an allocation result names, as DynamicResources looks it up (the first slice of
-        the driver and pool that holds a device of that name); None where it finds none."""
-        for piece in slices:
-            if piece.driver != result.get("driver") or piece.pool != result.get("pool"):
-                continue
-            for device in piece.devices:
-                if device.name == result.get("device"):
-                    if piece.per_device_node_selection and node is not None and not _placed_on(device, node):
-                        return None
-                    return device
-        return None
 
     def mapped(self, allocation: dict | None) -> bool:
         """PreFilter's note of a claim whose allocation holds a device with a `mapping`: such a claim is
         never shared across pods."""
         for result in ((allocation or {}).get("devices") or {}).get("results") or ():
-            device = self._device(self.slices, result, None)
+            device = _device(self._all, result, None)
             if device is not None and any(isinstance(e, dict) and e.get("mapping") is not None
                                           for e in (device.node_allocatable or {}).values()):
                 return True
@@ -431,18 +447,17 @@ class NodeAllocatable:
         claims' devices carries nodeAllocatableResources (then DynamicResources checks nothing more).
         `claims`: (claim name, allocation) in the pod's order; `names`: pod claim name -> claim name.
         Raises FootprintError where kube-scheduler's Filter errors."""
-        slices = self.node_slices(node)
+        index = self.node_index(node)
         counted = []
         for claim_name, allocation in claims:
             results = ((allocation or {}).get("devices") or {}).get("results") or ()
-            if any((device := self._device(slices, r, node)) is not None and device.node_allocatable
-                   for r in results):
+            if any((device := _device(index, r, node)) is not None and device.node_allocatable for r in results):
                 counted.append((claim_name, results))
         if not counted:
             return None
         by_claim = {}
         for claim_name, results in counted:
-            status = _claim_status(claim_name, results, slices, node)
+            status = _claim_status(claim_name, results, index, node, f"{pod.namespace}/{claim_name}")
             if status.mapping or status.overhead:
                 by_claim[claim_name] = status
         for containers in (pod.raw.get("spec") or {}).get("initContainers"), (pod.raw.get("spec") or {}).get("containers"):
@@ -456,18 +471,17 @@ class NodeAllocatable:
         return [by_claim[name] for name in sorted(by_claim)]
 
 
-def _claim_status(claim_name: str, results, slices: list, node: Node) -> ClaimStatus:
+def _claim_status(claim_name: str, results, index: dict, node: Node, key: str) -> ClaimStatus:
     status = ClaimStatus(claim_name)
     for result in results:
-        device = NodeAllocatable._device(slices, result, node)
+        device, missing = _lookup(index, result, node)
         if device is None:
-            raise FootprintError(f"claim {claim_name}: device {result.get('device')} of pool {result.get('pool')} "
-                                 f"not found for node {node.name}")
+            raise FootprintError(f"claim {key}, device {result.get('device')}, driver {result.get('driver')}: {missing}")
         for resource, entry in (device.node_allocatable or {}).items():
             if not isinstance(entry, dict):
                 continue
             if isinstance(entry.get("mapping"), dict):
-                _add_mapping(status, resource, entry["mapping"], result, claim_name)
+                _add_mapping(status, resource, entry["mapping"], result, key)
             overhead = entry.get("overhead")
             if isinstance(overhead, dict):
                 pair = status.overhead.get(resource)
@@ -481,14 +495,14 @@ def _claim_status(claim_name: str, results, slices: list, node: Node) -> ClaimSt
     return status
 
 
-def _add_mapping(status: ClaimStatus, resource: str, mapping: dict, result: dict, claim_name: str) -> None:
+def _add_mapping(status: ClaimStatus, resource: str, mapping: dict, result: dict, key_of_claim: str) -> None:
     """A device's mapping for one resource: the consumed capacity times its multiplier, or the device
     multiplier (once per allocated device)."""
     key = mapping.get("capacityKey")
     if key:
         consumed = result.get("consumedCapacity")
         if consumed is None:
-            raise FootprintError(f"claim {claim_name}, device {result.get('device')}: ConsumedCapacity is nil, but "
+            raise FootprintError(f"claim {key_of_claim}, device {result.get('device')}: ConsumedCapacity is nil, but "
                                  f"Capacity key '{key}' is set in NodeAllocatableResources for resource {resource}")
         if key not in consumed:
             return  # this allocation does not consume it: nothing mapped

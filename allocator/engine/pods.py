@@ -628,7 +628,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 statuses, shortfalls = footprint.check(node, allocator, allocatable, capacity.on(name),
                                                        extended[0] if extended else None)
             except fit.FootprintError as exc:
-                cycle.fatal = Problem(f"kube-scheduler's DynamicResources Filter fails on node {name}: {exc}")
+                cycle.fatal = Problem(f'running "DynamicResources" filter plugin: {exc}')  # kube-scheduler's error
                 return cycle
             if shortfalls:
                 cycle.refused_with_devices.append(name)
@@ -682,7 +682,7 @@ class _Footprint:
     def of(cls, pod: Pod, claims: list, names: dict | None, capacity: _Capacity,
            features: AllocatorFeatures) -> "_Footprint | None":
         found = capacity.node_allocatable
-        if found is None:
+        if found is None or not found.any:
             return None
         mapped = {c.key: found.mapped((c.raw.get("status") or {}).get("allocation")) for c in claims
                   if c.allocation is not None}

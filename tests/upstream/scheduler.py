@@ -91,6 +91,8 @@ def compare(mine: dict, theirs: dict) -> list[str]:
 
 def compare_pod(mine: dict, theirs: dict) -> list[str]:
     if theirs["outcome"] == "error":
+        if mine["outcome"] == "invalid" and mine.get("message") == theirs.get("message"):
+            return []  # the engine stops the pod with the scheduler's own error
         return [f"the oracle's scheduling cycle failed: {theirs.get('message')}"]
     if mine["outcome"] != theirs["outcome"]:
         return [f"outcome: ours {mine['outcome']!r} ({mine.get('message')}), "
