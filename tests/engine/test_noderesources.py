@@ -439,3 +439,10 @@ def test_a_pending_pod_with_statuses_of_its_own_says_their_merge_is_not_modelled
         "kube-scheduler writes the ones it works out, it merges them into these by claim name (a strategic merge "
         "patch), and the playground shows the ones it works out alone"]
     assert not any(pod.notes for pod in _pods(stale, gates=None).values())
+
+
+def test_the_text_report_says_what_a_pods_claims_add():
+    from allocator.engine.report import human_report
+
+    _, outcome = allocate_text(OVERHEAD_AND_CORES, gates=ON)
+    assert "  added by its claims' devices (node-allocatable): with-claim-r-bdmb8 cpu 3, memory 5Gi" in human_report(outcome)
