@@ -366,6 +366,14 @@ def test_consumed_capacity_times_its_multiplier_and_an_overhead_per_pod_and_per_
     assert status.shown() == [("cpu", "3"), ("memory", "5Gi")]
 
 
+SHARING_POD = """---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default}}
+spec:
+  resourceClaims: [{{name: r, resourceClaimName: shared}}]
+  containers: [{{name: main, image: app, resources: {{requests: {{cpu: "1"}}, claims: [{{name: r}}]}}}}]
+"""
 SHARED = NODE_ALLOCATABLE.replace("""---
 apiVersion: v1
 kind: Pod
@@ -374,21 +382,7 @@ apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: shared, namespace: default}
 spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: first, namespace: default}
-spec:
-  resourceClaims: [{name: r, resourceClaimName: shared}]
-  containers: [{name: main, image: app, resources: {requests: {cpu: "1"}, claims: [{name: r}]}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: second, namespace: default}
-spec:
-  resourceClaims: [{name: r, resourceClaimName: shared}]
-  containers: [{name: main, image: app, resources: {requests: {cpu: "1"}, claims: [{name: r}]}}]
----
+""" + SHARING_POD.format(name="first") + SHARING_POD.format(name="second") + """---
 apiVersion: v1
 kind: Pod
 metadata: {name: with-claim""")
