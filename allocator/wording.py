@@ -804,6 +804,9 @@ def pod_detail(detail: str) -> Words:
         return Words(_("taint %(taint)s is not tolerated") % p)
     if form == "shortfall":
         return Words(_("%(resource)s: the pod asks %(requested)s, %(used)s of %(capacity)s in use") % p)
+    if form == "shortfall-claims":
+        return Words(_("%(resource)s: the pod asks %(requested)s (%(added)s of it for its claims' devices), %(used)s "
+                       "of %(capacity)s in use") % p)
     return _kept(detail)
 
 

@@ -142,6 +142,11 @@ def _units(name: str, value: Decimal) -> int:
     return math.ceil(value * 1000) if name == CPU else math.ceil(value)
 
 
+def show_exact(name: str, value: Decimal) -> str:
+    """An exact amount as `show` prints it, rounded up as the scheduler counts it."""
+    return show(name, _units(name, value))
+
+
 def show(name: str, amount: int) -> str:
     """A request or capacity as a person reads it: `500m`, `2Gi`, `3`."""
     if name == CPU:

@@ -632,9 +632,11 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 return cycle
             if shortfalls:
                 cycle.refused_with_devices.append(name)
+                added = fit.demand_of(statuses)
                 cycle.nodes.append(PodNode(name, False, reasons=[s if isinstance(s, str) else s.reason
                                                                  for s in shortfalls],
-                                           details=[_shortfall(s) for s in shortfalls if not isinstance(s, str)],
+                                           details=[_claims_shortfall(s, added) for s in shortfalls
+                                                    if not isinstance(s, str)],
                                            steps=allocator.steps if allocator else 0))
                 continue
         # Allocated claims must be usable on the node; DRA checks this after trying the allocator.
@@ -726,6 +728,18 @@ def _shortfall(s: fit.Shortfall) -> Sentence:
     """The numbers behind one NodeResourcesFit reason."""
     return Sentence(s.detail(), "shortfall", resource=s.resource, requested=fit.show(s.resource, s.requested),
                     used=fit.show(s.resource, s.used), capacity=fit.show(s.resource, s.capacity))
+
+
+def _claims_shortfall(s: fit.Shortfall, added: dict) -> Sentence:
+    """The numbers behind one of DynamicResources' own Insufficient reasons: what the pod's claims'
+    devices add is part of what it asks."""
+    if not added.get(s.resource):
+        return _shortfall(s)
+    parts = {"resource": s.resource, "requested": fit.show(s.resource, s.requested),
+             "added": fit.show_exact(s.resource, added[s.resource]), "used": fit.show(s.resource, s.used),
+             "capacity": fit.show(s.resource, s.capacity)}
+    return Sentence("{resource}: the pod asks {requested} ({added} of it for its claims' devices), {used} of "
+                    "{capacity} in use".format(**parts), "shortfall-claims", **parts)
 
 
 # --- the whole run ---------------------------------------------------------------------------

@@ -325,7 +325,8 @@ def test_mapped_cpu_is_added_to_the_pod_and_refused_with_the_schedulers_reason()
     refused = pods["with-claim"]
     assert refused.outcome == PENDING
     assert refused.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert [str(d) for d in refused.nodes[0].details] == ["cpu: the pod asks 10, 0 of 8 in use"]
+    assert [str(d) for d in refused.nodes[0].details] == [
+        "cpu: the pod asks 10 (4 of it for its claims' devices), 0 of 8 in use"]
     assert not any("not modelled" in n for p in pods.values() for n in p.notes)
     assert _pods(NODE_ALLOCATABLE, gates=None)["with-claim"].outcome == SCHEDULED
 

@@ -870,7 +870,8 @@ def test_a_pod_refused_for_what_its_claims_add_says_why_in_english_and_korean(cl
     assert "Why: DRA found devices for the pod’s claims on node-0, but with the CPU, memory or hugepages" in english
     assert "no node got as far as the DRA search" not in english
     assert "이유: DRA가 node-0에서 파드의 클레임에 쓸 디바이스를 찾았지만" in korean
-    assert "cpu: the pod asks 10, 0 of 8 in use" in english
+    assert "cpu: the pod asks 10 (4 of it for its claims&#x27; devices), 0 of 8 in use" in english
+    assert "cpu: 파드 요청 10(그중 4는 클레임의 디바이스 몫), 사용 중 0 / 전체 8" in korean
 
 
 def test_the_kept_node_allocatable_statuses_note_is_said_in_korean():
