@@ -182,7 +182,7 @@ GATE_SUMMARIES = (
     gettext_noop("compatibility groups on counter consumption"),
     gettext_noop("skipNodeOperations on slices"),
     gettext_noop("derived attributes in requests"),
-    gettext_noop("node allocatable resources backed by DRA (not modelled)"),
+    gettext_noop("CPU, memory and hugepages that devices add to a pod's requests"),
     gettext_noop("partitionable device types in pool status (not modelled)"),
     gettext_noop("ResourcePoolStatusRequest objects (not modelled)"),
     gettext_noop("claims for workloads (not modelled)"),
@@ -735,6 +735,10 @@ _NOTES = {
     "generic-gate-off": gettext_noop(
         "%(gate)s is off: the scheduler knows no PodGroups (the apiserver would drop spec.schedulingGroup), so the "
         "pod is scheduled on its own with claims of its own"),
+    "node-allocatable-kept": gettext_noop(
+        "not modelled: this pending pod already carries status.nodeAllocatableResourceClaimStatuses; when "
+        "kube-scheduler writes the ones it works out, it merges them into these by claim name (a strategic merge "
+        "patch), and the playground shows the ones it works out alone"),
     "group-missing": gettext_noop(
         "not modelled: the pod belongs to PodGroup %(group)s, which the scenario does not hold: kube-scheduler keeps "
         "the pod out of its scheduling queue until that PodGroup exists; the playground schedules it on its own, with "
@@ -743,11 +747,6 @@ _NOTES = {
         "not modelled: PodGroup %(group)s asks for gang scheduling (minCount %(count)s) and the scenario holds "
         "%(have)s of its pods: kube-scheduler keeps them all out of its scheduling queue until %(count)s exist, so "
         "none is scheduled; the playground places them one by one"),
-    "node-allocatable": gettext_noop(
-        "not modelled: %(gate)s is on and devices in the scenario's ResourceSlices carry nodeAllocatableResources: "
-        "kube-scheduler adds the CPU, memory or hugepages they map to this pod's requests once its claims are "
-        "allocated, and counts them on the node for the pods after it; the playground does not, so its node, "
-        "verdicts and scores may differ"),
     "group-claims-gate-off": gettext_noop(
         "%(gate)s is off: PodGroup %(group)s's resourceClaims are not consulted, every pod gets and reserves claims "
         "of its own"),
@@ -805,6 +804,9 @@ def pod_detail(detail: str) -> Words:
         return Words(_("taint %(taint)s is not tolerated") % p)
     if form == "shortfall":
         return Words(_("%(resource)s: the pod asks %(requested)s, %(used)s of %(capacity)s in use") % p)
+    if form == "shortfall-claims":
+        return Words(_("%(resource)s: the pod asks %(requested)s (%(added)s of it for its claims' devices), %(used)s "
+                       "of %(capacity)s in use") % p)
     return _kept(detail)
 
 

@@ -69,6 +69,8 @@ def _slice(d: _Dropper, spec: dict) -> None:
             if isinstance(capacity, dict):
                 for name, entry in capacity.items():
                     d.drop(entry, "DeviceCapacity", "requestPolicy", path + ("capacity", name), "DRAConsumableCapacity")
+        if not d.on("DRANodeAllocatableResources"):
+            d.drop(device, "Device", "nodeAllocatableResources", path, "DRANodeAllocatableResources")
         if not d.on("DRAListTypeAttributes"):
             attributes = device.get("attributes")
             if isinstance(attributes, dict):

@@ -40,7 +40,7 @@ SUMMARIES = {
     "DRADeviceCompatibilityGroups": "compatibility groups on counter consumption",
     "DRAOptionalNodeOperations": "skipNodeOperations on slices",
     "DRADerivedAttributes": "derived attributes in requests",
-    "DRANodeAllocatableResources": "node allocatable resources backed by DRA (not modelled)",
+    "DRANodeAllocatableResources": "CPU, memory and hugepages that devices add to a pod's requests",
     "DRAPartitionableDevicesType": "partitionable device types in pool status (not modelled)",
     "DRAResourcePoolStatus": "ResourcePoolStatusRequest objects (not modelled)",
     "DRAWorkloadResourceClaims": "claims for workloads (not modelled)",

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
-from allocator.engine.objects import Container, DeviceClass, Node, Pod
+from allocator.engine.nodematch import SelectorError, selector_matches
+from allocator.engine.objects import ClaimStatus, Container, DeviceClass, Node, Pod, demand_of
+from allocator.engine.quantity import Quantity
 
 CPU, MEMORY, EPHEMERAL, PODS = "cpu", "memory", "ephemeral-storage", "pods"
 NATIVE = (CPU, MEMORY, EPHEMERAL)
@@ -77,29 +79,16 @@ def _container(container: Container, *, use_status: bool, defaults: dict | None)
     return requests
 
 
-def pod_requests(pod: Pod, *, non_zero: bool = False, use_status: bool = False,
-                 pod_level: bool = True) -> dict:
-    """The pod's effective requests as integers: CPU in millicores, the rest in units.
-
-    `non_zero` gives every container that names no CPU or memory the scheduler's defaults (for
-    scoring); `use_status` takes what the kubelet reports for resized containers (bound pods).
-    With pod-level requests, a default is given only where neither the pod level nor any
-    container (nor the overhead) names the resource at all (1.37's getNonMissingContainerRequests)."""
-    level = pod.pod_requests if pod_level else None
-    defaults = None
-    if non_zero:
-        defaults = {CPU: Decimal(DEFAULT_MILLI_CPU) / 1000, MEMORY: Decimal(DEFAULT_MEMORY)}
-        if level:  # IsPodLevelRequestsSet
-            named = pod_requests(pod, use_status=use_status)
-            defaults = {k: v for k, v in defaults.items() if k not in named}
+def aggregate(pod: Pod, amounts) -> dict:
+    """Sum the app containers and sidecars, and take the larger of that and each ordinary init
+    container plus the sidecars started before it; `amounts(container, init)` gives one container's."""
     total: dict = {}
     for container in pod.containers:
-        _add(total, _container(container, use_status=use_status, defaults=defaults))
+        _add(total, amounts(container, False))
     sidecars: dict = {}
     init_peak: dict = {}
     for container in pod.init_containers:
-        # Only sidecars can be resized in place; ordinary init containers count as specified.
-        requests = _container(container, use_status=use_status and container.sidecar, defaults=defaults)
+        requests = amounts(container, True)
         if container.sidecar:
             _add(total, requests)  # runs for the pod's whole life
             _add(sidecars, requests)
@@ -109,6 +98,37 @@ def pod_requests(pod: Pod, *, non_zero: bool = False, use_status: bool = False,
             _add(running, sidecars)  # the sidecars started before it still run
         _max(init_peak, running)
     _max(total, init_peak)
+    return total
+
+
+def container_requests(pod: Pod, *, use_status: bool = False, defaults: dict | None = None,
+                       dra: dict | None = None) -> dict:
+    """The containers' requests together (no pod level, no overhead), exact, with `dra` added."""
+    # Only sidecars can be resized in place; ordinary init containers count as specified.
+    total = aggregate(pod, lambda c, init: _container(c, use_status=use_status and (c.sidecar or not init),
+                                                       defaults=defaults))
+    _add(total, dra or {})
+    return total
+
+
+def pod_requests(pod: Pod, *, non_zero: bool = False, use_status: bool = False,
+                 pod_level: bool = True, dra: dict | None = None) -> dict:
+    """The pod's effective requests as integers: CPU in millicores, the rest in units.
+
+    `non_zero` gives every container that names no CPU or memory the scheduler's defaults (for
+    scoring); `use_status` takes what the kubelet reports for resized containers (bound pods).
+    With pod-level requests, a default is given only where neither the pod level nor any
+    container (nor the overhead) names the resource at all (1.37's getNonMissingContainerRequests).
+    `dra` is what the pod's claims add to the containers (DRANodeAllocatableResources: name -> Decimal);
+    pod-level requests still replace the sum."""
+    level = pod.pod_requests if pod_level else None
+    defaults = None
+    if non_zero:
+        defaults = {CPU: Decimal(DEFAULT_MILLI_CPU) / 1000, MEMORY: Decimal(DEFAULT_MEMORY)}
+        if level:  # IsPodLevelRequestsSet
+            named = pod_requests(pod, use_status=use_status, dra=dra)
+            defaults = {k: v for k, v in defaults.items() if k not in named}
+    total = container_requests(pod, use_status=use_status, defaults=defaults, dra=dra)
     if level is not None:
         for name in (CPU, MEMORY):
             if name in level:
@@ -120,6 +140,11 @@ def pod_requests(pod: Pod, *, non_zero: bool = False, use_status: bool = False,
 def _units(name: str, value: Decimal) -> int:
     """Kubernetes MilliValue() for CPU and Value() for the rest: rounded up."""
     return math.ceil(value * 1000) if name == CPU else math.ceil(value)
+
+
+def show_exact(name: str, value: Decimal) -> str:
+    """An exact amount as `show` prints it, rounded up as the scheduler counts it."""
+    return show(name, _units(name, value))
 
 
 def show(name: str, amount: int) -> str:
@@ -145,10 +170,11 @@ class NodeUsage:
     non_zero: dict = field(default_factory=dict)  # CPU and memory with the defaults, for scoring
     pods: list = field(default_factory=list)  # "namespace/name"
 
-    def add(self, pod: Pod, *, use_status: bool) -> None:
-        for name, value in pod_requests(pod, use_status=use_status).items():
+    def add(self, pod: Pod, *, use_status: bool, dra: dict | None = None) -> None:
+        """`dra`: what the pod's node-allocatable claim statuses add (see ClaimStatus)."""
+        for name, value in pod_requests(pod, use_status=use_status, dra=dra).items():
             self.requested[name] = self.requested.get(name, 0) + value
-        non_zero = pod_requests(pod, non_zero=True, use_status=use_status)
+        non_zero = pod_requests(pod, non_zero=True, use_status=use_status, dra=dra)
         for name in (CPU, MEMORY):
             self.non_zero[name] = self.non_zero.get(name, 0) + non_zero.get(name, 0)
         self.pods.append(pod.key)
@@ -315,22 +341,253 @@ def extended_claim_requests(pod: Pod, resources: dict, classes: ExtendedResource
 
 # --- node-allocatable resources from DRA (DRANodeAllocatableResources, alpha in 1.37) ---------------
 #
-# With the gate on, a device whose `nodeAllocatableResources` maps a claim's allocation to CPU, memory,
-# ephemeral storage or hugepages (mapping: per device or per consumed capacity; overhead: per pod and
-# per container) adds that demand to the pod: DynamicResources' Filter checks it against the node's
-# allocatable minus what is requested there (reasons "Insufficient cpu" and so on, its plugin's),
-# refuses to share a claim with a mapped device across pods, and the scheduler's cache then counts it
-# among the node's requested resources for every later pod. None of that is modelled here: such pods
-# get a "not modelled" note (NODE_ALLOCATABLE_NOTE), proven by the differential in
-# tests/upstream/test_scheduler_upstream.py.
+# With the gate on, a device's `nodeAllocatableResources` turns a claim's allocation into CPU, memory,
+# ephemeral-storage or hugepages demand. DynamicResources' Filter works out, per node, one ClaimStatus
+# per claim of the pod whose devices carry the field (mapping: deviceMultiplier per device, or the
+# consumed capacity times capacityMultiplier; overhead: perPod and perContainer, summed over the claim's
+# devices), adds them to the pod's requests and checks the node with its own reasons; it refuses a claim
+# with a mapped device that is reserved for someone else. The scheduler then puts the chosen node's
+# statuses into the assumed pod's status, so its cache counts them for the pods after it.
 
 NODE_ALLOCATABLE_GATE = "DRANodeAllocatableResources"
-NODE_ALLOCATABLE_NOTE = ("not modelled: {gate} is on and devices in the scenario's ResourceSlices carry "
-                         "nodeAllocatableResources: kube-scheduler adds the CPU, memory or hugepages they map to "
-                         "this pod's requests once its claims are allocated, and counts them on the node for the "
-                         "pods after it; the playground does not, so its node, verdicts and scores may differ")
+SPECIAL_CLAIM_NAME = "<extended-resources>"  # the scheduler's name for the special claim before it creates it
+SHARED_MAPPED_CLAIM = "node allocatable resource claim {claim} has a mapped device and cannot be shared across pods"
+POD_LEVEL_REQUEST_SHORT = ("pod level request for {resource} is insufficient to cover the aggregated container and "
+                           "node-allocatable DRA requests")
+POD_LEVEL_HUGEPAGES_SHORT = ("pod level limit for {resource} is insufficient to cover the aggregated container and "
+                             "node-allocatable DRA limits")
+POD_LEVEL_LIMIT_SHORT = ("pod level limit for {resource} is insufficient to cover the limit and DRA overhead for "
+                         "container {container}")
+_POD_LEVEL = (CPU, MEMORY)  # and hugepages-*: what pod-level resources may name
+
+
+def _pod_level_resource(name: str) -> bool:
+    return name in _POD_LEVEL or name.startswith("hugepages-")
 
 
 def node_allocatable_devices(slices) -> bool:
-    """Whether any device of these ResourceSlices maps an allocation to node-allocatable resources."""
+    """Whether any device of these ResourceSlices carries nodeAllocatableResources."""
     return any(d.node_allocatable for s in slices for d in s.devices)
+
+
+def _placed_on(holder, node: Node) -> bool:
+    """A slice's or device's nodeName, allNodes or nodeSelector (one that does not parse matches nothing)."""
+    if holder.node_name == node.name or holder.all_nodes:
+        return True
+    if holder.node_selector is None:
+        return False
+    try:
+        return selector_matches(holder.node_selector, node)
+    except SelectorError:
+        return False
+
+
+def _slice_on(piece, node: Node) -> bool:
+    """The slices DynamicResources looks at for a node: its own, all-nodes ones, those whose node
+    selector matches, and those that select per device."""
+    return _placed_on(piece, node) or (piece.node_selector is None and bool(piece.per_device_node_selection))
+
+
+class FootprintError(Exception):
+    """The Filter fails outright (an error status): kube-scheduler aborts the pod's scheduling cycle."""
+
+
+def _index(slices: list) -> dict:
+    """(driver, pool, device name) -> (slice, device), the first slice of the driver and pool that holds a
+    device of that name: where DynamicResources finds the device behind an allocation result."""
+    out: dict = {}
+    for piece in slices:
+        for device in piece.devices:
+            out.setdefault((piece.driver, piece.pool, device.name), (piece, device))
+    return out
+
+
+def _device(index: dict, result: dict, node: Node | None):
+    """The device an allocation result names; None where DynamicResources finds none (or, in a slice that
+    selects per device, one that is not on the node)."""
+    return _lookup(index, result, node)[0]
+
+
+def _lookup(index: dict, result: dict, node: Node | None) -> tuple:
+    """(the device or None, why DynamicResources finds none, in its words)."""
+    name, pool, driver = result.get("device"), result.get("pool"), result.get("driver")
+    found = index.get((driver, pool, name))
+    if found is None:
+        return None, f"device {name} not found in pool {pool} for driver {driver}"
+    piece, device = found
+    if piece.per_device_node_selection and node is not None and not _placed_on(device, node):
+        return None, f"device {name} does not match node"
+    return device, None
+
+
+class NodeAllocatable:
+    """The node-allocatable side of DynamicResources for one run: the scheduler's ResourceSlices (with
+    DeviceTaintRules applied) and the devices behind allocation results."""
+
+    def __init__(self, slices: list):
+        self.slices = list(slices)
+        self.any = node_allocatable_devices(self.slices)  # without such devices there is nothing to add
+        self.workload_claims = False  # DRAWorkloadResourceClaims: a claim reserved for the pod's group is its own
+        self._all = _index(self.slices) if self.any else {}
+        self._on_node: dict = {}
+
+    def node_index(self, node: Node) -> dict:
+        kept = self._on_node.get(node.name)
+        if kept is None:
+            kept = self._on_node[node.name] = _index([s for s in self.slices if _slice_on(s, node)])
+        return kept
+
+    def mapped(self, allocation: dict | None) -> bool:
+        """PreFilter's note of a claim whose allocation holds a device with a `mapping`: such a claim is
+        never shared across pods."""
+        for result in ((allocation or {}).get("devices") or {}).get("results") or ():
+            device = _device(self._all, result, None)
+            if device is not None and any(isinstance(e, dict) and e.get("mapping") is not None
+                                          for e in (device.node_allocatable or {}).values()):
+                return True
+        return False
+
+    def statuses(self, pod: Pod, claims: list, names: dict, node: Node) -> list | None:
+        """The pod's ClaimStatus list on this node (sorted by claim name), or None when none of its
+        claims' devices carries nodeAllocatableResources (then DynamicResources checks nothing more).
+        `claims`: (claim name, allocation) in the pod's order; `names`: pod claim name -> claim name.
+        Raises FootprintError where kube-scheduler's Filter errors."""
+        index = self.node_index(node)
+        counted = []
+        for claim_name, allocation in claims:
+            results = ((allocation or {}).get("devices") or {}).get("results") or ()
+            if any((device := _device(index, r, node)) is not None and device.node_allocatable for r in results):
+                counted.append((claim_name, results))
+        if not counted:
+            return None
+        by_claim = {}
+        for claim_name, results in counted:
+            status = _claim_status(claim_name, results, index, node, f"{pod.namespace}/{claim_name}")
+            if status.mapping or status.overhead:
+                by_claim[claim_name] = status
+        for containers in (pod.raw.get("spec") or {}).get("initContainers"), (pod.raw.get("spec") or {}).get("containers"):
+            for container in containers or ():
+                if not isinstance(container, dict):
+                    continue
+                for ref in (container.get("resources") or {}).get("claims") or ():
+                    status = by_claim.get(names.get(ref.get("name"))) if isinstance(ref, dict) else None
+                    if status is not None:
+                        status.containers.append(str(container.get("name") or ""))
+        return [by_claim[name] for name in sorted(by_claim)]
+
+
+def _claim_status(claim_name: str, results, index: dict, node: Node, key: str) -> ClaimStatus:
+    status = ClaimStatus(claim_name)
+    for result in results:
+        device, missing = _lookup(index, result, node)
+        if device is None:
+            raise FootprintError(f"claim {key}, device {result.get('device')}, driver {result.get('driver')}: {missing}")
+        for resource, entry in (device.node_allocatable or {}).items():
+            if not isinstance(entry, dict):
+                continue
+            if isinstance(entry.get("mapping"), dict):
+                _add_mapping(status, resource, entry["mapping"], result, key)
+            overhead = entry.get("overhead")
+            if isinstance(overhead, dict):
+                pair = status.overhead.get(resource)
+                for k, key in enumerate(("perPod", "perContainer")):
+                    if overhead.get(key) is None:
+                        continue
+                    if pair is None:
+                        pair = status.overhead[resource] = [None, None]
+                    amount = Quantity.parse(overhead[key])
+                    pair[k] = amount if pair[k] is None else pair[k].add(amount)
+    return status
+
+
+def _add_mapping(status: ClaimStatus, resource: str, mapping: dict, result: dict, key_of_claim: str) -> None:
+    """A device's mapping for one resource: the consumed capacity times its multiplier, or the device
+    multiplier (once per allocated device)."""
+    key = mapping.get("capacityKey")
+    if key:
+        consumed = result.get("consumedCapacity")
+        if consumed is None:
+            raise FootprintError(f"claim {key_of_claim}, device {result.get('device')}: ConsumedCapacity is nil, but "
+                                 f"Capacity key '{key}' is set in NodeAllocatableResources for resource {resource}")
+        if key not in consumed:
+            return  # this allocation does not consume it: nothing mapped
+        amount = Quantity.parse(consumed[key])
+        multiplier = mapping.get("capacityMultiplier")
+        if multiplier is not None and Quantity.parse(multiplier).value != 1:
+            with localcontext() as exact:
+                exact.prec = 120
+                amount = Quantity(amount.value * Quantity.parse(multiplier).value, amount.format)
+    elif mapping.get("deviceMultiplier") is not None:
+        amount = Quantity.parse(mapping["deviceMultiplier"])
+    else:
+        return
+    status.mapping[resource] = status.mapping[resource].add(amount) if resource in status.mapping else amount
+
+
+def refused_sharing(pod: Pod, claim, mapped: bool, workload_claims: bool) -> str | None:
+    """DynamicResources refuses a claim with a mapped device that is reserved for another pod (or pod
+    group): its devices would be counted on two pods."""
+    reserved = [r for r in (claim.raw.get("status") or {}).get("reservedFor") or () if isinstance(r, dict)]
+    if not mapped or not reserved:
+        return None
+    group = ((pod.raw.get("spec") or {}).get("schedulingGroup") or {})
+    group_name = group.get("podGroupName") if isinstance(group, dict) else None
+    for entry in reserved:
+        if entry.get("uid") == pod.uid:
+            return None
+        if workload_claims and group_name and entry.get("apiGroup") == "scheduling.k8s.io" \
+                and entry.get("resource") == "podgroups" and entry.get("name") == group_name:
+            return None
+    return SHARED_MAPPED_CLAIM.format(claim=claim.name)
+
+
+def pod_level_short(pod: Pod, statuses: list) -> str | None:
+    """Pod-level resources must cover what the containers and the claims need together (requests: the
+    sum; limits: hugepages summed, other resources per container with its claims' share)."""
+    resources = (pod.raw.get("spec") or {}).get("resources")
+    if not isinstance(resources, dict) or not statuses:
+        return None
+    dra = demand_of(statuses)
+    level_requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else {}
+    if level_requests:
+        total = container_requests(pod, dra=dra)
+        for name in sorted(level_requests):  # kube-scheduler names one, in map order, where several fall short
+            if _pod_level_resource(name) and name in total and total[name] > Quantity.parse(level_requests[name]).value:
+                return POD_LEVEL_REQUEST_SHORT.format(resource=name)
+    level_limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
+    if not level_limits:
+        return None
+    limits = aggregate(pod, lambda c, init: _amounts(c.limits))
+    for name, amount in dra.items():  # the kubelet adds them only to limits that are set, and to hugepages
+        if name in limits or name.startswith("hugepages-"):
+            limits[name] = limits.get(name, 0) + amount
+    for name in sorted(limits):
+        if name.startswith("hugepages-") and name in level_limits \
+                and limits[name] > Quantity.parse(level_limits[name]).value:
+            return POD_LEVEL_HUGEPAGES_SHORT.format(resource=name)
+    for container in pod.containers:
+        share: dict = {}
+        for status in statuses:
+            _add(share, status.for_container(container.name))
+        for name in sorted(container.limits):
+            if name.startswith("hugepages-") or name not in level_limits:
+                continue
+            if container.limits[name].value + share.get(name, 0) > Quantity.parse(level_limits[name]).value:
+                return POD_LEVEL_LIMIT_SHORT.format(resource=name, container=container.name)
+    return None
+
+
+def dra_fit(requests: dict, node_allocatable: dict, usage: NodeUsage) -> list:
+    """DynamicResources' own check of the pod's whole requests, claims included, against the node:
+    CPU, memory and ephemeral storage when asked for, and every hugepages size."""
+    out = []
+    for name in NATIVE:
+        asked = requests.get(name, 0)
+        used, capacity = usage.requested.get(name, 0), node_allocatable.get(name, 0)
+        if asked > 0 and asked > capacity - used:
+            out.append(Shortfall(name, insufficient(name), asked, used, capacity))
+    for name in sorted(n for n in requests if n.startswith("hugepages-")):
+        used, capacity = usage.requested.get(name, 0), node_allocatable.get(name, 0)
+        if requests[name] > capacity - used:
+            out.append(Shortfall(name, insufficient(name), requests[name], used, capacity))
+    return out

@@ -260,6 +260,93 @@ class Container:
     image: str = ""
     sidecar: bool = False  # an init container with restartPolicy Always
     status_requests: dict = field(default_factory=dict)  # what the kubelet reports it has (resize), max'ed in
+    limits: dict = field(default_factory=dict)  # resources.limits: name -> Quantity
+
+
+@dataclass
+class ClaimStatus:
+    """One entry of a pod's `status.nodeAllocatableResourceClaimStatuses` (DRANodeAllocatableResources):
+    what one claim's devices add to the pod's CPU, memory, ephemeral storage or hugepages. The mapped
+    quantity counts once; the overhead's perPod once and its perContainer once per referencing container."""
+
+    claim: str  # resourceClaimName
+    containers: list = field(default_factory=list)  # the containers that reference the claim, init ones first
+    mapping: dict = field(default_factory=dict)  # resource -> Quantity
+    overhead: dict = field(default_factory=dict)  # resource -> [perPod, perContainer] (each a Quantity or None)
+
+    def demand(self) -> dict:
+        """What the claim adds to the pod's requests: resource -> Decimal."""
+        out: dict = {}
+        for name, quantity in self.mapping.items():
+            out[name] = out.get(name, 0) + quantity.value
+        for name, (per_pod, per_container) in self.overhead.items():
+            amount = per_pod.value if per_pod is not None else 0
+            if per_container is not None and self.containers:
+                amount += per_container.value * len(self.containers)
+            out[name] = out.get(name, 0) + amount
+        return out
+
+    def for_container(self, container: str) -> dict:
+        """What the kubelet adds to one referencing container's limits: the mapping, perPod and one perContainer."""
+        if container not in self.containers:
+            return {}
+        out = {name: q.value for name, q in self.mapping.items()}
+        for name, pair in self.overhead.items():
+            out[name] = out.get(name, 0) + sum(q.value for q in pair if q is not None)
+        return out
+
+    def shown(self) -> list:
+        """(resource, amount as a quantity) of what the claim adds to the pod, by resource name."""
+        return [(name, str(Quantity(amount, "DecimalSI" if name == "cpu" else "BinarySI")))
+                for name, amount in sorted(self.demand().items())]
+
+    def as_dict(self) -> dict:
+        out: dict = {"resourceClaimName": self.claim}
+        if self.containers:
+            out["containers"] = list(self.containers)
+        if self.mapping:
+            out["mapping"] = [{"name": n, "quantity": str(q)} for n, q in sorted(self.mapping.items())]
+        if self.overhead:
+            out["overhead"] = [{"name": n, **({"perPod": str(pp)} if pp is not None else {}),
+                                **({"perContainer": str(pc)} if pc is not None else {})}
+                               for n, (pp, pc) in sorted(self.overhead.items())]
+        return out
+
+
+def demand_of(statuses) -> dict:
+    """What these claim statuses add to a pod's requests together: resource -> Decimal."""
+    out: dict = {}
+    for status in statuses:
+        for name, amount in status.demand().items():
+            out[name] = out.get(name, 0) + amount
+    return out
+
+
+def _claim_statuses(raw, path: tuple) -> tuple:
+    """status.nodeAllocatableResourceClaimStatuses as ClaimStatus values."""
+    out = []
+    for i, entry in enumerate(raw if isinstance(raw, list) else ()):
+        if not isinstance(entry, dict):
+            continue
+        at = path + (i,)
+        status = ClaimStatus(str(entry.get("resourceClaimName") or ""),
+                             [str(c) for c in entry.get("containers") or () if isinstance(c, str)])
+        for j, mapped in enumerate(entry.get("mapping") or ()):
+            if isinstance(mapped, dict) and mapped.get("quantity") is not None:
+                quantity = _resource_list({"quantity": mapped["quantity"]}, at + ("mapping", j))["quantity"]
+                name = str(mapped.get("name") or "")
+                status.mapping[name] = status.mapping[name].add(quantity) if name in status.mapping else quantity
+        for j, extra in enumerate(entry.get("overhead") or ()):
+            if not isinstance(extra, dict):
+                continue
+            amounts = _resource_list({k: extra[k] for k in ("perPod", "perContainer") if extra.get(k) is not None},
+                                     at + ("overhead", j))
+            pair = status.overhead.setdefault(str(extra.get("name") or ""), [None, None])
+            for k, key in enumerate(("perPod", "perContainer")):
+                if key in amounts:
+                    pair[k] = amounts[key] if pair[k] is None else pair[k].add(amounts[key])
+        out.append(status)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -278,6 +365,8 @@ class Pod:
     pod_requests: dict | None  # spec.resources.requests (pod-level resources), None when not set
     raw: dict
     ref: tuple | None = None
+    # status.nodeAllocatableResourceClaimStatuses (ClaimStatus): counted for a bound pod under the gate
+    claim_statuses: tuple = ()
 
     @property
     def key(self) -> str:
@@ -321,6 +410,7 @@ def _containers(raw_list, path: tuple, statuses: dict, *, init: bool) -> tuple:
             requests={**limits, **requests},
             sidecar=init and raw.get("restartPolicy") == "Always",
             status_requests=reported,
+            limits=limits,
         ))
     return tuple(out)
 
@@ -351,6 +441,8 @@ def build_pod(raw: dict, ref=None, *, name: str | None = None, uid: str | None =
         if isinstance(pod_level, dict) else None,
         raw=raw,
         ref=ref,
+        claim_statuses=_claim_statuses(status.get("nodeAllocatableResourceClaimStatuses"),
+                                       ("status", "nodeAllocatableResourceClaimStatuses")),
     )
 
 

@@ -175,6 +175,9 @@ class PodResult:
     ranking: Ranking | None = None  # the scores of the feasible nodes
     workload: str | None = None  # the workload whose controller made this pod (see workloads)
     joint: object | None = None  # backtrack.JointAssignment, on the first Pending pod it explains
+    # status.nodeAllocatableResourceClaimStatuses after the run (ClaimStatus; DRANodeAllocatableResources)
+    node_allocatable: tuple = ()
+    refused_with_devices: list = field(default_factory=list)  # nodes where DRA found devices but their demand did not fit
 
     @property
     def key(self) -> str:
@@ -196,6 +199,8 @@ class PodResult:
             out["workload"] = self.workload
         if self.joint is not None:
             out["jointAssignment"] = self.joint.as_dict()
+        if self.node_allocatable:
+            out["nodeAllocatable"] = [s.as_dict() for s in self.node_allocatable]
         if self.ranking is not None:
             out["scoring"] = self.ranking.as_dict()
         if self.problems:
@@ -450,20 +455,25 @@ class _Cycle:
     fatal: Problem | None = None  # the allocator stopped the cycle
     ranking: Ranking | None = None
     extended: tuple | None = None  # the chosen node's special claim and its mappings
+    node_allocatable: list | None = None  # the chosen node's ClaimStatus list (DRANodeAllocatableResources)
+    refused_with_devices: list = field(default_factory=list)  # nodes the node-allocatable check refused
 
 
 class _Capacity:
     """Node resources as the scheduler's cache holds them while the run places pods: every pod
     bound in the input that has not finished, plus the pods placed so far."""
 
-    def __init__(self, scenario: Scenario, *, extended_resources: bool):
+    def __init__(self, scenario: Scenario, *, extended_resources: bool,
+                 node_allocatable: fit.NodeAllocatable | None = None):
         self.classes = fit.ExtendedResourceClasses(scenario.classes, enabled=extended_resources)
+        self.node_allocatable = node_allocatable  # set when DRANodeAllocatableResources is on
         self.usage: dict = {}
         self.images = ImageSpread.of(list(scenario.nodes.values()))
         self.placed: dict = {}  # node name -> the PodViews of the pods there (InterPodAffinity, PodTopologySpread)
         for pod in scenario.pods:
             if pod.node_name and not pod.terminal:
-                self.on(pod.node_name).add(_pod(pod), use_status=True)
+                dra = fit.demand_of(pod.claim_statuses) if node_allocatable is not None else None
+                self.on(pod.node_name).add(_pod(pod), use_status=True, dra=dra)
                 self.place(pod, pod.node_name)
 
     def on(self, node_name: str) -> fit.NodeUsage:
@@ -523,7 +533,7 @@ def _extended_claim(pod: Pod, requests: list) -> ResourceClaim:
 
 def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, scenario: Scenario,
            cluster: _Claims, capacity: _Capacity, index: SliceIndex, features: AllocatorFeatures, options: dict,
-           record: bool = False, resources: bool = True) -> _Cycle:
+           record: bool = False, resources: bool = True, claim_names: dict | None = None) -> _Cycle:
     cycle = _Cycle()
     allowed, conflict = prefilter_nodes(placement)
     if conflict:
@@ -547,6 +557,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         return cycle
     pending = [c for c in pod_claims if c.allocation is None]
     requests = fit.pod_requests(pod)
+    footprint = _Footprint.of(pod, pod_claims, claim_names, capacity, features) if resources else None
     candidates, feasible = [], {}
     spreading = placing = None
     if resources:  # a pod bound already never meets these filters
@@ -582,6 +593,10 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         if reason:
             cycle.nodes.append(PodNode(name, False, reason))
             continue
+        refusal = footprint.refused(node) if footprint is not None else None
+        if refusal:
+            cycle.nodes.append(PodNode(name, False, refusal))
+            continue
         claims_here, extended = pending, None
         wanted = fit.dra_extended(requests, allocatable, capacity.classes)
         if wanted:
@@ -607,6 +622,23 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
                 if explained is None or (not explained.allocator.candidates and allocator.candidates):
                     cycle.failed = attempt
                 continue
+        statuses = None
+        if footprint is not None:
+            try:
+                statuses, shortfalls = footprint.check(node, allocator, allocatable, capacity.on(name),
+                                                       extended[0] if extended else None)
+            except fit.FootprintError as exc:
+                cycle.fatal = Problem(f'running "DynamicResources" filter plugin: {exc}')  # kube-scheduler's error
+                return cycle
+            if shortfalls:
+                cycle.refused_with_devices.append(name)
+                added = fit.demand_of(statuses)
+                cycle.nodes.append(PodNode(name, False, reasons=[s if isinstance(s, str) else s.reason
+                                                                 for s in shortfalls],
+                                           details=[_claims_shortfall(s, added) for s in shortfalls
+                                                    if not isinstance(s, str)],
+                                           steps=allocator.steps if allocator else 0))
+                continue
         # Allocated claims must be usable on the node; DRA checks this after trying the allocator.
         if any(not selector_matches(selector, node) for selector in available_on):
             cycle.nodes.append(PodNode(name, False, NOT_AVAILABLE, steps=allocator.steps if allocator else 0))
@@ -616,7 +648,7 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         cycle.nodes.append(verdict)
         candidates.append(Candidate(node, allocatable if resources else None, capacity.on(name),
                                     _subrequest_positions(allocator)))
-        feasible[name] = (verdict, allocator, attempt, extended)
+        feasible[name] = (verdict, allocator, attempt, extended, statuses)
     if not candidates:
         return cycle
     extra = {}
@@ -636,14 +668,80 @@ def _cycle(pod: Pod, placement: Placement, pod_claims: list, names: list, *, sce
         if score.plugins:
             feasible[score.node][0].score = {"total": score.total, "plugins": score.plugins}
     cycle.chosen = cycle.ranking.chosen
-    _, cycle.allocator, cycle.chosen_attempt, cycle.extended = feasible[cycle.chosen]
+    _, cycle.allocator, cycle.chosen_attempt, cycle.extended, cycle.node_allocatable = feasible[cycle.chosen]
     return cycle
+
+
+@dataclass
+class _Footprint:
+    """DynamicResources' node-allocatable part of one pod's Filter (DRANodeAllocatableResources on)."""
+
+    pod: Pod
+    claims: list  # the pod's ResourceClaims, in its order
+    names: dict  # pod claim name -> ResourceClaim name
+    node_allocatable: fit.NodeAllocatable
+    mapped: dict  # claim key -> whether its allocation holds a device with a mapping (PreFilter)
+
+    @classmethod
+    def of(cls, pod: Pod, claims: list, names: dict | None, capacity: _Capacity,
+           features: AllocatorFeatures) -> "_Footprint | None":
+        found = capacity.node_allocatable
+        if found is None or not found.any:
+            return None
+        mapped = {c.key: found.mapped((c.raw.get("status") or {}).get("allocation")) for c in claims
+                  if c.allocation is not None}
+        return cls(pod, claims, names or {}, found, mapped)
+
+    def refused(self, node) -> str | None:
+        """A claim with a mapped device already reserved for another pod, where it is available."""
+        for claim in self.claims:
+            selector = claim.allocation.node_selector if claim.allocation is not None else None
+            if claim.allocation is None or (selector is not None and not selector_matches(selector, node)):
+                continue
+            reason = fit.refused_sharing(self.pod, claim, self.mapped[claim.key],
+                                         self.node_allocatable.workload_claims)
+            if reason:
+                return reason
+        return None
+
+    def check(self, node, allocator: Allocator | None, allocatable: dict | None, usage: fit.NodeUsage,
+              special: ResourceClaim | None = None) -> tuple:
+        """(the ClaimStatus list on this node or None, the reasons the node fails for it). The special
+        claim for extended resources counts too, under the scheduler's in-memory name for it."""
+        fresh = {}
+        if allocator is not None:
+            fresh = {c.key: build_allocation(allocator, ci) for ci, c in enumerate(allocator.claims)}
+        entries = [(c.name, fresh.get(c.key) or (c.raw.get("status") or {}).get("allocation")) for c in self.claims]
+        if special is not None:
+            entries.append((fit.SPECIAL_CLAIM_NAME, fresh.get(special.key)))
+        statuses = self.node_allocatable.statuses(self.pod, entries, self.names, node)
+        if statuses is None:
+            return None, []
+        short = fit.pod_level_short(self.pod, statuses)
+        if short:
+            return statuses, [short]
+        if allocatable is None:
+            return statuses, []
+        requests = fit.pod_requests(self.pod, dra=fit.demand_of(statuses))
+        return statuses, fit.dra_fit(requests, allocatable, usage)
 
 
 def _shortfall(s: fit.Shortfall) -> Sentence:
     """The numbers behind one NodeResourcesFit reason."""
     return Sentence(s.detail(), "shortfall", resource=s.resource, requested=fit.show(s.resource, s.requested),
                     used=fit.show(s.resource, s.used), capacity=fit.show(s.resource, s.capacity))
+
+
+def _claims_shortfall(s: fit.Shortfall, added: dict) -> Sentence:
+    """The numbers behind one of DynamicResources' own Insufficient reasons: what the pod's claims'
+    devices add is part of what it asks."""
+    if not added.get(s.resource):
+        return _shortfall(s)
+    parts = {"resource": s.resource, "requested": fit.show(s.resource, s.requested),
+             "added": fit.show_exact(s.resource, added[s.resource]), "used": fit.show(s.resource, s.used),
+             "capacity": fit.show(s.resource, s.capacity)}
+    return Sentence("{resource}: the pod asks {requested} ({added} of it for its claims' devices), {used} of "
+                    "{capacity} in use".format(**parts), "shortfall-claims", **parts)
 
 
 # --- the whole run ---------------------------------------------------------------------------
@@ -688,7 +786,8 @@ def schedule_pods(
     index = SliceIndex(scenario.scheduler_slices(gates.scheduler))  # DeviceTaintRules applied
     names = _node_names(scenario, index, node_name, warnings)
     cluster = _Claims(scenario.claims, features)
-    capacity = _Capacity(scenario, extended_resources=gates.scheduler.enabled("DRAExtendedResource"))
+    capacity = _Capacity(scenario, extended_resources=gates.scheduler.enabled("DRAExtendedResource"),
+                         node_allocatable=_node_allocatable(scenario, gates))
     warnings.extend(_capacity_warnings(scenario, names, capacity))
     options = {
         "max_steps": max_steps,
@@ -699,7 +798,6 @@ def schedule_pods(
     }
     groups = scenario.pod_groups if gates.scheduler.enabled(podgroups.GATE) else {}
     generic = gates.scheduler.enabled(podgroups.GENERIC_GATE)
-    node_allocatable = gates.scheduler.enabled(fit.NODE_ALLOCATABLE_GATE) and fit.node_allocatable_devices(scenario.slices)
     results: list[PodResult] = []
     to_allocate: dict = {}  # claim key -> the claim as it was before this run (output order)
     used: set = set()
@@ -715,8 +813,7 @@ def schedule_pods(
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
                                            names=names, features=features, options=options,
-                                           explain_result=explain_result, groups=groups, generic=generic,
-                                           node_allocatable=node_allocatable)
+                                           explain_result=explain_result, groups=groups, generic=generic)
         used.update(c.key for c in pod_claims)
         if result.outcome != BOUND:
             for claim in pod_claims:
@@ -762,10 +859,19 @@ def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> 
     return warnings
 
 
+def _node_allocatable(scenario: Scenario, gates: ComponentGates) -> fit.NodeAllocatable | None:
+    """DRANodeAllocatableResources in the scheduler: the devices it reads nodeAllocatableResources from."""
+    if not gates.scheduler.enabled(fit.NODE_ALLOCATABLE_GATE):
+        return None
+    found = fit.NodeAllocatable(scenario.scheduler_slices(gates.scheduler))
+    found.workload_claims = gates.scheduler.enabled(podgroups.GATE)
+    return found
+
+
 def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
-                  explain_result: bool, groups: dict | None = None, generic: bool = False,
-                  node_allocatable: bool = False) -> tuple[PodResult, list]:
-    result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key))
+                  explain_result: bool, groups: dict | None = None, generic: bool = False) -> tuple[PodResult, list]:
+    result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key),
+                       node_allocatable=pod.claim_statuses)
     result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
                        if amount}
     resolved = _resolve_claims(pod, cluster, scenario, features, groups)
@@ -778,13 +884,12 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
         result.notes.append(Sentence(f"not modelled: this pod's {', '.join(unmodelled)}; its node, verdicts and "
                                      "scores may differ from the scheduler's, and so may those of the pods after it",
                                      "not-modelled", features=unmodelled))
-    if node_allocatable and (pod.raw.get("spec") or {}).get("resourceClaims") and not (pod.raw.get("spec") or {}).get("nodeName"):
-        result.notes.append(Sentence(fit.NODE_ALLOCATABLE_NOTE.format(gate=fit.NODE_ALLOCATABLE_GATE),
-                                     "node-allocatable", gate=fit.NODE_ALLOCATABLE_GATE))
+    result.notes.extend(_kept_statuses_notes(pod, capacity))
     placement = placement_of(pod.raw)
     run_cycle = functools.partial(_cycle, pod, placement, unique, names, scenario=scenario, cluster=cluster,
                                   capacity=capacity, index=index, features=features, options=options,
-                                  record=explain_result)
+                                  record=explain_result,
+                                  claim_names={v.pod_claim_name: c.name for v, c in resolved.entries if c is not None})
     if placement.node_name:
         _bound(pod, result, resolved, unique, placement.node_name, names, run_cycle, cluster, scenario)
     else:
@@ -797,6 +902,17 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
             unique.append(claim)
     result.claims = _claim_views(resolved, cluster)
     return result, unique
+
+
+def _kept_statuses_notes(pod: Pod, capacity: _Capacity) -> list[Sentence]:
+    """A pending pod that carries node-allocatable statuses already (an earlier attempt's): the scheduler's
+    patch merges its new statuses into them, which the playground does not."""
+    if capacity.node_allocatable is None or not pod.claim_statuses or pod.node_name:
+        return []
+    return [Sentence("not modelled: this pending pod already carries status.nodeAllocatableResourceClaimStatuses; "
+                     "when kube-scheduler writes the ones it works out, it merges them into these by claim name (a "
+                     "strategic merge patch), and the playground shows the ones it works out alone",
+                     "node-allocatable-kept")]
 
 
 def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: bool) -> list[Sentence]:
@@ -885,6 +1001,7 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
         result.outcome, result.message, result.problems = INVALID_POD, problem.message, [problem]
     elif cycle.chosen is None:
         result.message = fit_error(len(names), [n.reasons for n in cycle.nodes if not n.fits], cycle.prefilter)
+        result.refused_with_devices = cycle.refused_with_devices
         if cycle.prefilter:
             result.nodes = [PodNode(n, False, cycle.prefilter) for n in names]
         if explain_result and cycle.failed is not None:
@@ -894,12 +1011,21 @@ def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, nam
         special = [cycle.extended[0]] if cycle.extended is not None else []
         _commit(pod, claims + special, cycle.allocator, cluster, resolved.consumers)
         result.notes.extend(_binding_notes(claims + special, cluster, cycle.chosen))
-        capacity.on(cycle.chosen).add(pod, use_status=False)
+        _count_on_node(pod, result, cycle, capacity)
         capacity.place(pod, cycle.chosen)
         if explain_result and cycle.chosen_attempt is not None:
             result.explanation = explain_attempt(cycle.chosen_attempt)
         return cycle.extended
     return None
+
+
+def _count_on_node(pod: Pod, result: PodResult, cycle: _Cycle, capacity: _Capacity) -> None:
+    """The assumed pod in the scheduler's cache: its requests, and with DRANodeAllocatableResources
+    the chosen node's claim statuses, which the scheduler also writes into the pod's status."""
+    statuses = cycle.node_allocatable or ()
+    capacity.on(cycle.chosen).add(pod, use_status=False, dra=fit.demand_of(statuses) if statuses else None)
+    if statuses:
+        result.node_allocatable = tuple(statuses)
 
 
 def _bound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, node_name: str, names: list,

@@ -210,6 +210,9 @@ def _pod_lines(pod) -> list[str]:
             lines.append(f"    {result['request']}: {result['driver']}/{result['pool']}/{result['device']}{before}")
     if pod.requests:
         lines.append("  requests: " + ", ".join(f"{name} {amount}" for name, amount in pod.requests.items()))
+    if pod.node_allocatable:
+        lines.append("  added by its claims' devices (node-allocatable): " + "; ".join(
+            f"{s.claim} " + ", ".join(f"{name} {amount}" for name, amount in s.shown()) for s in pod.node_allocatable))
     if pod.nodes:
         lines.append("  nodes:")
         for verdict in pod.nodes:

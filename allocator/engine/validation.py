@@ -466,6 +466,7 @@ DEVICE_FIELDS = frozenset(apitypes.fields("Device"))
 _NODE_ALLOCATABLE_FIELDS = frozenset(apitypes.fields("NodeAllocatableResource"))
 _NODE_ALLOCATABLE_MAPPING_FIELDS = frozenset(apitypes.fields("NodeAllocatableMapping"))
 _NODE_ALLOCATABLE_OVERHEAD_FIELDS = frozenset(apitypes.fields("NodeAllocatableOverhead"))
+_NODE_ALLOCATABLE_MAPPING_MEMBERS = "`capacityKey`, `deviceMultiplier`"
 _CONSUMPTION_FIELDS = frozenset(apitypes.fields("DeviceCounterConsumption"))
 _CAPACITY_FIELDS = frozenset(apitypes.fields("DeviceCapacity"))
 _REQUEST_POLICY_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicy"))
@@ -1843,7 +1844,9 @@ def _node_allocatable_resources(c: _Checker, device: dict, capacities: dict, pat
     if not resources:
         return
     capacity_names = {_key_str(key) for key in capacities}
-    for _, key_path, entry in c.map_items(resources, resources_path):
+    for name, key_path, entry in c.map_items(resources, resources_path):
+        if name not in ("cpu", "memory") and not name.startswith("hugepages-"):
+            c.invalid(key_path, name, "must be a node allocatable resource name")
         entry = c.as_object({} if entry is None else entry, key_path)
         if entry is None:
             continue
@@ -1854,6 +1857,13 @@ def _node_allocatable_resources(c: _Checker, device: dict, capacities: dict, pat
         if mapping is not None:
             mapping_path = key_path + ("mapping",)
             c.fields(mapping, _NODE_ALLOCATABLE_MAPPING_FIELDS, mapping_path)
+            # A union, checked declaratively: a member is set when it is given.
+            given = [k for k in ("capacityKey", "deviceMultiplier") if mapping.get(k) is not None]
+            if not given:
+                c.invalid(mapping_path, "", f"must specify one of: {_NODE_ALLOCATABLE_MAPPING_MEMBERS}")
+            elif len(given) > 1:
+                c.invalid(mapping_path, "{" + ", ".join(given) + "}",
+                          f"must specify exactly one of: {_NODE_ALLOCATABLE_MAPPING_MEMBERS}")
             capacity_key = c.string(mapping, "capacityKey", mapping_path)
             multiplier = c.quantity(mapping, "capacityMultiplier", mapping_path)
             if capacity_key is not None:
@@ -1866,7 +1876,8 @@ def _node_allocatable_resources(c: _Checker, device: dict, capacities: dict, pat
                         mapping_path + ("capacityMultiplier",), "capacityMultiplier is required when capacityKey is set"
                     )
             if multiplier is not None:
-                if multiplier.sign() <= 0:
+                # Its sign is checked only beside a capacityKey.
+                if multiplier.sign() <= 0 and mapping.get("capacityKey") is not None:
                     c.invalid(mapping_path + ("capacityMultiplier",), str(multiplier), "must be positive")
                 if mapping.get("capacityKey") is None:
                     c.required(

@@ -310,12 +310,134 @@ spec:
 """
 
 
-def test_node_allocatable_resources_from_dra_are_said_not_modelled_with_the_gate_on():
-    """kube-scheduler 1.37.2 refuses with-claim ("Insufficient cpu": 6 + 4 mapped > 8); the playground
-    places it and says the mapped resources are not modelled, on the pod with claims only."""
-    on = ComponentGates.uniform(gates_from_dict({"DRANodeAllocatableResources": True}))
-    _, outcome = allocate_text(NODE_ALLOCATABLE, gates=on)
-    noted = [any(n.startswith("not modelled: DRANodeAllocatableResources is on") for n in p.notes) for p in outcome.pods]
-    assert noted == [True, False]
-    _, outcome = allocate_text(NODE_ALLOCATABLE)  # the gate is off by default: nothing to say
-    assert not any("DRANodeAllocatableResources" in n for p in outcome.pods for n in p.notes)
+ON = ComponentGates.uniform(gates_from_dict({"DRANodeAllocatableResources": True}))
+
+
+def _pods(text: str, gates=ON) -> dict:
+    _, outcome = allocate_text(text, gates=gates)
+    return {p.name: p for p in outcome.pods}
+
+
+def test_mapped_cpu_is_added_to_the_pod_and_refused_with_the_schedulers_reason():
+    """6 CPUs asked and 4 mapped by the claim's device do not fit 8: kube-scheduler's DynamicResources
+    says "Insufficient cpu" (6 + 4 asked, as its numbers show); with the gate off the pod fits."""
+    pods = _pods(NODE_ALLOCATABLE)
+    refused = pods["with-claim"]
+    assert refused.outcome == PENDING
+    assert refused.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert [str(d) for d in refused.nodes[0].details] == [
+        "cpu: the pod asks 10 (4 of it for its claims' devices), 0 of 8 in use"]
+    assert not any("not modelled" in n for p in pods.values() for n in p.notes)
+    assert _pods(NODE_ALLOCATABLE, gates=None)["with-claim"].outcome == SCHEDULED
+
+
+def test_the_chosen_nodes_statuses_are_the_pods_and_count_for_the_pods_after_it():
+    """3 CPUs asked + 4 mapped: the pod's status.nodeAllocatableResourceClaimStatuses carries the claim's
+    mapping, and 7 of 8 CPUs are then in use, so a pod asking 2 no longer fits."""
+    text = NODE_ALLOCATABLE.replace('cpu: "6"', 'cpu: "3"').replace('requests: {cpu: "1"}', 'requests: {cpu: "2"}')
+    pods = _pods(text)
+    placed = pods["with-claim"]
+    assert placed.outcome == SCHEDULED
+    assert [s.as_dict() for s in placed.node_allocatable] == [{
+        "resourceClaimName": placed.claims[0].name, "containers": ["main"], "mapping": [{"name": "cpu", "quantity": "4"}]}]
+    assert pods["plain"].message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert [str(d) for d in pods["plain"].nodes[0].details] == ["cpu: the pod asks 2, 7 of 8 in use"]
+
+
+OVERHEAD_AND_CORES = NODE_ALLOCATABLE.replace(
+    'nodeAllocatableResources: {cpu: {mapping: {deviceMultiplier: "4"}}}',
+    'allowMultipleAllocations: true\n    capacity: {cores: {value: "8"}}\n'
+    '    nodeAllocatableResources: {cpu: {mapping: {capacityKey: cores, capacityMultiplier: "500m"}},'
+    ' memory: {overhead: {perPod: 1Gi, perContainer: 2Gi}}}').replace(
+    "spec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}}",
+    "spec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com,"
+    " capacity: {requests: {cores: '6'}}}}]}}}").replace(
+    'containers: [{name: main, image: app, resources: {requests: {cpu: "6"}, claims: [{name: r}]}}]',
+    'containers: [{name: main, image: app, resources: {requests: {cpu: "1"}, claims: [{name: r}]}},'
+    ' {name: side, image: app, resources: {claims: [{name: r}]}}]')
+
+
+def test_consumed_capacity_times_its_multiplier_and_an_overhead_per_pod_and_per_container():
+    """6 cores consumed × 500m = 3 CPUs, once for the claim; memory 1Gi per pod + 2Gi for each of the
+    two containers that reference the claim."""
+    status = _pods(OVERHEAD_AND_CORES)["with-claim"].node_allocatable[0]
+    assert status.as_dict()["mapping"] == [{"name": "cpu", "quantity": "3"}]
+    assert status.as_dict()["overhead"] == [{"name": "memory", "perPod": "1Gi", "perContainer": "2Gi"}]
+    assert status.containers == ["main", "side"]
+    assert status.shown() == [("cpu", "3"), ("memory", "5Gi")]
+
+
+SHARING_POD = """---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default}}
+spec:
+  resourceClaims: [{{name: r, resourceClaimName: shared}}]
+  containers: [{{name: main, image: app, resources: {{requests: {{cpu: "1"}}, claims: [{{name: r}}]}}}}]
+"""
+SHARED = NODE_ALLOCATABLE.replace("""---
+apiVersion: v1
+kind: Pod
+metadata: {name: with-claim""", """---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared, namespace: default}
+spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}
+""" + SHARING_POD.format(name="first") + SHARING_POD.format(name="second") + """---
+apiVersion: v1
+kind: Pod
+metadata: {name: with-claim""")
+
+
+def test_a_claim_with_a_mapped_device_is_not_shared_across_pods():
+    pods = _pods(SHARED)
+    assert pods["first"].outcome == SCHEDULED
+    assert pods["second"].message == ("0/1 nodes are available: 1 node allocatable resource claim shared has a "
+                                      "mapped device and cannot be shared across pods.")
+    assert _pods(SHARED, gates=None)["second"].outcome == SCHEDULED
+
+
+def test_a_bound_pods_statuses_count_on_its_node_with_the_gate_on():
+    bound = """---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: default}
+spec: {nodeName: node-0, containers: [{name: main, image: app}]}
+status:
+  phase: Running
+  nodeAllocatableResourceClaimStatuses:
+  - {resourceClaimName: earlier, containers: [main], mapping: [{name: cpu, quantity: "7500m"}]}
+"""
+    pods = _pods(NODE_ALLOCATABLE + bound)
+    assert pods["plain"].message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert _pods(NODE_ALLOCATABLE + bound, gates=None)["plain"].outcome == SCHEDULED
+
+
+def test_pod_level_requests_must_cover_the_containers_and_the_claims():
+    text = NODE_ALLOCATABLE.replace('  resourceClaims: [{name: r, resourceClaimTemplateName: one}]',
+                                    '  resources: {requests: {cpu: "7"}}\n'
+                                    '  resourceClaims: [{name: r, resourceClaimTemplateName: one}]')
+    assert _pods(text)["with-claim"].message == (
+        "0/1 nodes are available: 1 pod level request for cpu is insufficient to cover the aggregated container "
+        "and node-allocatable DRA requests.")
+
+
+def test_a_pending_pod_with_statuses_of_its_own_says_their_merge_is_not_modelled():
+    stale = NODE_ALLOCATABLE.replace(
+        "metadata: {name: plain, namespace: default}",
+        "metadata: {name: plain, namespace: default}\nstatus:\n  nodeAllocatableResourceClaimStatuses:\n"
+        "  - {resourceClaimName: old, mapping: [{name: cpu, quantity: '1'}]}")
+    notes = {name: [n for n in pod.notes if n.startswith("not modelled")] for name, pod in _pods(stale).items()}
+    assert notes["with-claim"] == []
+    assert notes["plain"] == [
+        "not modelled: this pending pod already carries status.nodeAllocatableResourceClaimStatuses; when "
+        "kube-scheduler writes the ones it works out, it merges them into these by claim name (a strategic merge "
+        "patch), and the playground shows the ones it works out alone"]
+    assert not any(pod.notes for pod in _pods(stale, gates=None).values())
+
+
+def test_the_text_report_says_what_a_pods_claims_add():
+    from allocator.engine.report import human_report
+
+    _, outcome = allocate_text(OVERHEAD_AND_CORES, gates=ON)
+    assert "  added by its claims' devices (node-allocatable): with-claim-r-bdmb8 cpu 3, memory 5Gi" in human_report(outcome)

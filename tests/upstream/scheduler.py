@@ -59,9 +59,12 @@ class Scheduler(BatchProcess):
         return self.request({"dump": dump})
 
 
-def ours(dump: str) -> dict:
-    """The engine's answer for a dump, as `manage.py allocate -o json` gives it."""
-    _scenario, outcome = allocate_text(dump.encode(), explain_result=False)
+def ours(dump: str, gates: dict | None = None) -> dict:
+    """The engine's answer for a dump (under these feature gates), as `manage.py allocate -o json` gives it."""
+    from allocator.engine.gates import ComponentGates, gates_from_dict
+
+    gates = ComponentGates.uniform(gates_from_dict(gates)) if gates else None
+    _scenario, outcome = allocate_text(dump.encode(), gates=gates, explain_result=False)
     data = json.loads(json.dumps(outcome_data(outcome)))
     data["exitCode"] = outcome.exit_code
     return data
@@ -88,6 +91,8 @@ def compare(mine: dict, theirs: dict) -> list[str]:
 
 def compare_pod(mine: dict, theirs: dict) -> list[str]:
     if theirs["outcome"] == "error":
+        if mine["outcome"] == "invalid" and mine.get("message") == theirs.get("message"):
+            return []  # the engine stops the pod with the scheduler's own error
         return [f"the oracle's scheduling cycle failed: {theirs.get('message')}"]
     if mine["outcome"] != theirs["outcome"]:
         return [f"outcome: ours {mine['outcome']!r} ({mine.get('message')}), "
@@ -107,7 +112,15 @@ def compare_pod(mine: dict, theirs: dict) -> list[str]:
         diffs += _compare_nodes(mine.get("nodes") or [], theirs.get("nodes") or [])
         diffs += _compare_scores(mine.get("nodes") or [], theirs.get("scores") or [])
     diffs += _compare_claims(mine.get("claims") or [], theirs.get("claims") or [])
+    ours_statuses, upstream = _statuses(mine.get("nodeAllocatable")), _statuses(theirs.get("nodeAllocatable"))
+    if ours_statuses != upstream:
+        diffs.append(f"node-allocatable statuses: ours {ours_statuses}, upstream {upstream}")
     return diffs
+
+
+def _statuses(entries) -> list:
+    """status.nodeAllocatableResourceClaimStatuses without the empty lists Go's JSON leaves out."""
+    return [{k: v for k, v in entry.items() if v not in ([], None)} for entry in entries or ()]
 
 
 def _reasons(verdict: dict) -> list[str]:
@@ -173,13 +186,15 @@ def _compare_claims(mine: list, theirs: list) -> list[str]:
     return diffs
 
 
-def record(name: str, dump: str, why: str) -> Path:
-    """Keep a dump and the oracle's answer as a regression that runs without Go."""
+def record(name: str, dump: str, why: str, gates: dict | None = None) -> Path:
+    """Keep a dump and the oracle's answer (under these gates) as a regression that runs without Go."""
     with Scheduler() as oracle:
-        answer = oracle.ask(dump)
+        answer = oracle.request({"dump": dump, "gates": gates}) if gates else oracle.ask(dump)
     folder = REGRESSIONS / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "dump.yaml").write_text(dump)
+    if gates:
+        (folder / "gates.json").write_text(json.dumps(gates, indent=2, sort_keys=True) + "\n")
     (folder / "why.txt").write_text(why.strip() + "\n")
     (folder / "upstream.json").write_text(json.dumps(answer, indent=2, sort_keys=True) + "\n")
     return folder

@@ -166,3 +166,65 @@ def test_cel_syntax_errors_are_worded_as_cel_go_words_them_or_marked(validator):
             wrong.append(f"{expressions[obj['doc'] - 1]!r}: ours {found}, upstream {upstream}")
     assert not wrong, "\n".join(wrong)
     assert 100 < marked < len(expressions) - 200, marked  # both kinds are there to compare
+
+
+NODE_ALLOCATABLE_EXAMPLES = int(os.environ.get("DRA_NODE_ALLOCATABLE_VALIDATION_EXAMPLES", "150"))
+_ALLOCATABLE_NAMES = ("cpu", "memory", "hugepages-2Mi", "hugepages-1Gi", "ephemeral-storage", "pods",
+                      "example.com/cores", "CPU", "hugepages-")
+_ALLOCATABLE_QUANTITIES = ("1", "2", "500m", "16Gi", "0", "-1", "-500m", "abc", 3, None, "")
+
+
+def _node_allocatable_entry(rng: random.Random) -> object:
+    """One nodeAllocatableResources value, valid or broken as a person writing it by hand might."""
+    if rng.random() < 0.05:
+        return rng.choice([None, {}, "x", []])
+    entry: dict = {}
+    if rng.random() < 0.65:
+        mapping: dict = {}
+        for key in ("capacityKey", "capacityMultiplier", "deviceMultiplier"):
+            if rng.random() < 0.4:
+                mapping[key] = (rng.choice(["cores", "memory", "", "missing"]) if key == "capacityKey"
+                                else rng.choice(_ALLOCATABLE_QUANTITIES))
+        if rng.random() < 0.05:
+            mapping["unknownField"] = 1
+        entry["mapping"] = mapping
+    if rng.random() < 0.5:
+        entry["overhead"] = {key: rng.choice(_ALLOCATABLE_QUANTITIES)
+                             for key in ("perPod", "perContainer") if rng.random() < 0.6}
+    if rng.random() < 0.05:
+        entry["other"] = True
+    return entry
+
+
+def node_allocatable_slice(seed: int) -> tuple[str, dict]:
+    """A ResourceSlice whose devices carry generated nodeAllocatableResources, and the gates."""
+    rng = random.Random(seed)
+    devices = []
+    for i in range(rng.randint(1, 3)):
+        device: dict = {"name": f"dev-{i}"}
+        if rng.random() < 0.6:
+            device["capacity"] = {"cores": {"value": "8"}, "memory": {"value": "64Gi"}}
+            device["allowMultipleAllocations"] = True
+        device["nodeAllocatableResources"] = {rng.choice(_ALLOCATABLE_NAMES): _node_allocatable_entry(rng)
+                                              for _ in range(rng.randint(1, 2))}
+        devices.append(device)
+    piece = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "cpus"},
+             "spec": {"driver": "cpu.example.com", "nodeName": "node-1",
+                      "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1}, "devices": devices}}
+    gates = {"DRANodeAllocatableResources": rng.random() < 0.85}
+    return yaml.safe_dump(piece, sort_keys=False), gates
+
+
+def test_node_allocatable_resources_validate_as_the_apiserver_does(validator):
+    """Devices' nodeAllocatableResources (DRANodeAllocatableResources): resource names, mapping and overhead
+    entries, union and dependent fields, quantities' signs, unknown fields, and the field dropped on create
+    with the gate off, each as kube-apiserver 1.37.2 answers."""
+    disagreements, compared = [], 0
+    for seed in range(NODE_ALLOCATABLE_EXAMPLES):
+        text, gates = node_allocatable_slice(seed)
+        verdict = compare(ours(text, gates=gate_text(gates)), validator.ask(text, gates=gate_text(gates)),
+                          label=f"node-allocatable seed {seed}")
+        compared += verdict.compared
+        disagreements += verdict.disagreements + verdict.skipped
+    assert not disagreements, "\n".join(disagreements[:10])
+    assert compared == NODE_ALLOCATABLE_EXAMPLES

@@ -15,8 +15,8 @@ an estimate) and agree. The stored regressions (tests/upstream/regressions/workl
 
 What the playground does not model is said on exactly the pods it touches, judged by the oracle: the
 pod group cycle (the real scheduling queue's "queue" answer, DRA_GANG_EXAMPLES scenarios, 150 in
-`make test`) and DRANodeAllocatableResources (the oracle counts the mapped resources as kube-scheduler
-does; DRA_NODE_ALLOCATABLE_EXAMPLES scenarios, 150 in `make test`).
+`make test`). DRANodeAllocatableResources is modelled and compared in full, with each pod's
+node-allocatable claim statuses (DRA_NODE_ALLOCATABLE_EXAMPLES scenarios, 150 in `make test`).
 """
 import json
 import os
@@ -152,34 +152,36 @@ def test_the_queue_comparison_is_not_blind(scheduler):
     assert _queue_differences(text, gates, theirs)
 
 
-def test_node_allocatable_resources_are_said_not_modelled_for_exactly_the_pods_they_touch(scheduler):
-    """DRANodeAllocatableResources is not modelled. With it on and devices that map allocations to node
-    resources, every pending pod with claims says so; pods before the first such pod agree with the
-    scheduler in every compared part, and so do all pods of a scenario without the note. The scheduler
-    does count the mapped resources (some pod's status carries them), so the note is not idle."""
-    failures, counted = [], 0
+def test_node_allocatable_resources_agree_with_kube_scheduler(scheduler):
+    """DRANodeAllocatableResources as kube-scheduler 1.37.2 applies it: devices that map allocations to
+    CPU, memory, ephemeral storage or hugepages, or add overheads, per pod and per container; claims
+    several pods share; pod-level resources; bound pods whose statuses the cache counts. Every pod's
+    outcome, node, verdicts, reasons, scores and allocations agree, and so do the statuses the scheduler
+    writes (`status.nodeAllocatableResourceClaimStatuses`). The generator does reach the interesting
+    parts: statuses written, the Filter's own reasons, and the sharing refusal."""
+    failures, seen = [], set()
     for seed in range(NODE_ALLOCATABLE_EXAMPLES):
         text, gates = wd.node_allocatable_case(seed)
         theirs = scheduler.request(wd.oracle_request(text, gates))
         assert "pods" in theirs, theirs.get("error")
-        mine = {(p["namespace"], p["name"]): p for p in wd.ours(text, gates)["pods"]}
-        raw = {(d["metadata"]["namespace"], d["metadata"]["name"]): d for d in yaml.safe_load_all(text)
-               if d.get("kind") == "Pod"}
-        mapped = bool(gates) and "nodeAllocatableResources" in text
-        comparable = True
         for up in theirs["pods"]:
-            key = (up["namespace"], up["name"])
-            counted += bool(up.get("nodeAllocatable"))
-            noted = any(n.startswith("not modelled: DRANodeAllocatableResources") for n in mine[key]["notes"])
-            expected = mapped and bool(raw[key]["spec"].get("resourceClaims"))
-            if noted != expected:
-                failures.append(f"seed {seed} pod {key[1]}: noted {noted}, expected {expected}")
-            if noted:
-                comparable = False  # the scheduler may place it elsewhere, and so the pods after it
-            elif comparable:
-                failures += [f"seed {seed} pod {key[1]}: {d}" for d in compare_pod(mine[key], up)]
-    assert not failures, f"{len(failures)} disagreements:\n" + "\n".join(failures[:8])
-    assert counted, "no generated pod had node-allocatable resources counted by the scheduler"
+            if up.get("nodeAllocatable") and up["outcome"] == "scheduled":
+                seen.add("statuses")
+            seen |= {_kind_of(reason) for verdict in up.get("nodes") or () if verdict.get("plugin") == "DynamicResources"
+                     for reason in verdict.get("reasons") or ()}
+        differences = compare(wd.ours(text, gates), theirs)  # the statuses too
+        if differences:
+            failures.append(f"seed {seed} (gates {gates}):\n  " + "\n  ".join(differences[:5]))
+    assert not failures, f"{len(failures)} of {NODE_ALLOCATABLE_EXAMPLES} disagree:\n" + "\n".join(failures[:5])
+    assert {"statuses", "insufficient", "not shared", "pod level"} <= seen, seen
+
+
+def _kind_of(reason: str) -> str:
+    if reason.startswith("Insufficient"):
+        return "insufficient"
+    if reason.endswith("cannot be shared across pods"):
+        return "not shared"
+    return "pod level" if reason.startswith("pod level") else "other"
 
 
 def _hash_differences(cases, oracle):

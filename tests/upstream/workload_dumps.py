@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from decimal import Decimal
 
 import yaml
 
@@ -155,33 +156,145 @@ def gang_case(seed: int) -> tuple[str, dict]:
 NODE_ALLOCATABLE = {"DRANodeAllocatableResources": True}
 
 
+def _mapped_device(rng: random.Random, name: str) -> dict:
+    """A device whose allocation adds node resources: mapped per device or per consumed capacity, an
+    overhead per pod and per container, on CPU, memory or hugepages; or none."""
+    device: dict = {"name": name}
+    entries: dict = {}
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        resource = rng.choice(["cpu", "cpu", "memory", "memory", "hugepages-2Mi"])
+        entry = entries.setdefault(resource, {})
+        if rng.random() < 0.5:
+            amounts = {"cpu": ["1", "2", "4", "500m"], "memory": ["4Gi", "16Gi", "1500Mi"],
+                       "hugepages-2Mi": ["512Mi", "2Gi"]}[resource]
+            entry["mapping"] = {"deviceMultiplier": rng.choice(amounts)}
+        else:
+            per = {"cpu": ["100m", "1"], "memory": ["1Gi", "20Gi"], "hugepages-2Mi": ["2Mi", "1Gi"]}[resource]
+            overhead = {}
+            if rng.random() < 0.7:
+                overhead["perPod"] = rng.choice(per)
+            if rng.random() < 0.5 or not overhead:
+                overhead["perContainer"] = rng.choice(per)
+            entry["overhead"] = overhead
+    if rng.random() < 0.3:  # consumable cores, mapped per core consumed
+        device["allowMultipleAllocations"] = True
+        device["capacity"] = {"cores": {"value": "8"}}
+        entries["cpu"] = {**entries.get("cpu", {}), "mapping": {"capacityKey": "cores",
+                                                                 "capacityMultiplier": rng.choice(["1", "2", "500m"])}}
+    if entries:
+        device["nodeAllocatableResources"] = entries
+    return device
+
+
+def _node_allocatable_pod(rng: random.Random, name: str, claims: list, node: str | None) -> dict:
+    """A pod with one or two containers (and sometimes an init container) referencing its claims,
+    sometimes pod-level resources, sometimes bound with node-allocatable statuses of its own."""
+    def resources():
+        out = {"requests": {"cpu": rng.choice(["100m", "1", "2"]), "memory": rng.choice(["1Gi", "4Gi"])}}
+        if rng.random() < 0.2:
+            out["limits"] = {"memory": rng.choice(["4Gi", "8Gi"])}
+            out["requests"]["memory"] = "1Gi"
+        if rng.random() < 0.15:
+            out["requests"]["hugepages-2Mi"] = out.setdefault("limits", {})["hugepages-2Mi"] = "512Mi"
+        return out
+    containers = []
+    for i in range(rng.choice([1, 1, 2])):
+        res = resources()
+        refs = [c for c, _ in claims if rng.random() < 0.8]
+        if refs:
+            res["claims"] = [{"name": c} for c in refs]
+        containers.append({"name": f"c{i}", "image": "registry.example.com/app:1.0", "resources": res})
+    spec: dict = {"containers": containers}
+    if claims:
+        spec["resourceClaims"] = [{"name": c, **ref} for c, ref in claims]
+        if rng.random() < 0.2:
+            spec["initContainers"] = [{"name": "init", "image": "registry.example.com/init:1.0",
+                                       "resources": {"requests": {"cpu": "100m"}, "claims": [{"name": claims[0][0]}]}}]
+    if rng.random() < 0.2:  # pod-level resources: one resource, so that a shortfall has one name
+        if rng.random() < 0.5:
+            total = sum(Decimal(c["resources"]["requests"]["cpu"].rstrip("m")) / (1000 if c["resources"]["requests"]["cpu"].endswith("m") else 1)
+                        for c in containers)
+            spec["resources"] = {"requests": {"cpu": str(total + rng.choice([0, 1, 4]))}}
+        else:
+            spec["resources"] = {"limits": {"memory": rng.choice(["8Gi", "24Gi"])}}
+            for c in containers:
+                c["resources"]["limits"] = {"memory": "4Gi"}
+                c["resources"]["requests"]["memory"] = "1Gi"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+    if node:
+        spec["nodeName"] = node
+        spec.pop("resourceClaims", None)
+        for c in containers:
+            c["resources"].pop("claims", None)
+        spec.pop("initContainers", None)
+        pod["status"] = {"phase": "Running", "nodeAllocatableResourceClaimStatuses": [{
+            "resourceClaimName": "earlier", "containers": ["c0"],
+            "mapping": [{"name": "cpu", "quantity": rng.choice(["2", "5"])}],
+            "overhead": [{"name": "memory", "perPod": "4Gi", "perContainer": "1Gi"}]}]}
+    return pod
+
+
+NODE_ALLOCATABLE_CLAIMS = [
+    ("gpu", {"resourceClaimTemplateName": "one-gpu"}),
+    ("pair", {"resourceClaimTemplateName": "two-devices"}),
+    ("cores", {"resourceClaimTemplateName": "some-cores"}),
+    ("shared", {"resourceClaimName": "shared"}),
+]
+
+
 def node_allocatable_case(seed: int) -> tuple[str, dict]:
-    """(scenario text, gates) for the node-allocatable differential: devices that map an allocation
-    to CPU or memory (per device, with a multiplier) or add a per-pod overhead, or none; pods with and
-    without claims on them; DRANodeAllocatableResources on, or off."""
+    """(scenario text, gates) for the node-allocatable differential: devices that map an allocation to
+    CPU, memory or hugepages (per device, or per consumed core) or add overheads per
+    pod and per container; pods whose containers (and init containers) reference claims from templates or
+    a claim several pods share (sometimes allocated and in use already), some with pod-level resources,
+    some asking for an extended resource DRA backs, some bound with node-allocatable statuses;
+    DRANodeAllocatableResources on (mostly), or off."""
     rng = random.Random(seed)
     nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
-    objects: list = [_node(n, rng) for n in nodes]
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
-                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
-    for node in nodes:
-        piece = _slice(node, rng.randint(1, 2))
-        for device in piece["spec"]["devices"]:
-            choice = rng.random()
-            if choice < 0.4:
-                device["nodeAllocatableResources"] = {rng.choice(["cpu", "memory"]): {
-                    "mapping": {"deviceMultiplier": rng.choice(["2", "4", "16Gi"])}}}
-            elif choice < 0.7:
-                device["nodeAllocatableResources"] = {"memory": {"overhead": {"perPod": rng.choice(["1Gi", "40Gi"])}}}
+    objects: list = []
+    for name in nodes:
+        node = _node(name, rng)
+        node["status"]["allocatable"].update({"cpu": rng.choice(["4", "8"]), "ephemeral-storage": "100Gi"})
+        if rng.random() < 0.5:
+            node["status"]["allocatable"]["hugepages-2Mi"] = rng.choice(["1Gi", "4Gi"])
+        objects.append(node)
+    device_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+    extended = rng.random() < 0.3  # pods may ask for example.com/gpu, which the class backs with DRA
+    if extended:
+        device_class["spec"]["extendedResourceName"] = "example.com/gpu"
+    objects.append(device_class)
+    for name in nodes:
+        piece = _slice(name, 0)
+        piece["spec"]["devices"] = [_mapped_device(rng, f"dev-{i}") for i in range(rng.randint(1, 3))]
         objects.append(piece)
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                    "metadata": {"name": "one-gpu", "namespace": "default"},
-                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}})
-    for i in range(rng.randint(1, 4)):
-        claims = [("gpu", {"resourceClaimTemplateName": "one-gpu"})] if rng.random() < 0.7 else []
-        objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
-                        "spec": _pod_spec(rng, claims, None)})
-    return yaml.safe_dump_all(objects, sort_keys=False), rng.choice([NODE_ALLOCATABLE, NODE_ALLOCATABLE, {}])
+    request = {"name": "gpu", "exactly": {"deviceClassName": DRIVER}}
+    templates = {"one-gpu": [request], "two-devices": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER, "count": 2}}],
+                 "some-cores": [{"name": "cores", "exactly": {"deviceClassName": DRIVER, "capacity": {
+                     "requests": {"cores": rng.choice(["1", "2", "3"])}}}}]}
+    for name, requests in templates.items():
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                        "metadata": {"name": name, "namespace": "default"},
+                        "spec": {"spec": {"devices": {"requests": requests}}}})
+    shared = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+              "metadata": {"name": "shared", "namespace": "default"}, "spec": {"devices": {"requests": [request]}}}
+    if rng.random() < 0.25:  # allocated already, to the first device of the first node, perhaps in use
+        shared["status"] = {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": DRIVER, "pool": nodes[0], "device": "dev-0"}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [nodes[0]]}]}]}}}
+        if rng.random() < 0.7:
+            shared["status"]["reservedFor"] = [{"resource": "pods", "name": "elsewhere", "uid": "uid-elsewhere"}]
+    objects.append(shared)
+    for i in range(rng.randint(1, 5)):
+        claims = [c for c in NODE_ALLOCATABLE_CLAIMS if rng.random() < 0.35]
+        bound = rng.choice(nodes) if rng.random() < 0.15 else None
+        pod = _node_allocatable_pod(rng, f"p{i}", claims, bound)
+        if extended and not bound and rng.random() < 0.4:
+            main = pod["spec"]["containers"][0]["resources"]
+            main["requests"]["example.com/gpu"] = main.setdefault("limits", {})["example.com/gpu"] = "1"
+        objects.append(pod)
+    return yaml.safe_dump_all(objects, sort_keys=False), rng.choice([NODE_ALLOCATABLE] * 4 + [{}])
 
 
 def oracle_dump(text: str) -> str:

@@ -798,16 +798,13 @@ def test_a_pod_waiting_in_prebind_for_binding_conditions_is_said_in_korean_with_
     assert "bindingFailureCondition(dra.example.com/failed)이 True가 되거나 시간이 다 되면 이번 시도는 실패해요" in said
 
 
-def test_the_not_modelled_notes_of_gangs_missing_groups_and_node_allocatable_resources_are_said_in_korean():
+def test_the_not_modelled_notes_of_gangs_and_missing_groups_are_said_in_korean():
     from allocator.engine.gates import ComponentGates, gates_from_dict
-    from tests.engine.test_noderesources import NODE_ALLOCATABLE
     from tests.engine.test_podgroups import cluster, member, pod_group
 
     groups = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
-    mapped = ComponentGates.uniform(gates_from_dict({"DRANodeAllocatableResources": True}))
     runs = [(cluster(pod_group(min_count=3), member("t-0"), member("t-1")), groups, "갱(gang) 스케줄링을 요청하고(minCount 3)"),
-            (cluster(member("t-0", group="absent")), groups, "파드그룹(PodGroup) default/absent에 속하지만"),
-            (NODE_ALLOCATABLE, mapped, "DRANodeAllocatableResources 기능 게이트가 켜져 있고")]
+            (cluster(member("t-0", group="absent")), groups, "파드그룹(PodGroup) default/absent에 속하지만")]
     for text, gates, korean in runs:
         _, outcome = allocate_text(text, gates=gates)
         notes = [n for n in outcome.pods[0].notes if n.startswith("not modelled:")]
@@ -877,3 +874,49 @@ def test_a_workload_that_makes_no_pods_says_so_in_korean_keeping_the_apiservers_
     assert said["Deployment"].text == ("Required value: a pod template (template.spec) is needed to make pods "
                                        "(그래서 파드를 만들지 않아요)")
     assert said["Job"].text == 'Invalid value: "many": must be an integer (그래서 파드를 만들지 않아요)' and said["Job"].lang is None
+
+
+def test_the_pods_panel_says_what_a_pods_claims_add_to_its_requests_in_english_and_korean(client):
+    """DRANodeAllocatableResources: the scheduled pod's claim adds the 4 CPUs its device maps."""
+    from tests.engine.test_noderesources import NODE_ALLOCATABLE
+
+    text = NODE_ALLOCATABLE.replace('cpu: "6"', 'cpu: "3"')
+    data = {"scenario": text, "gates-submitted": "1",
+            **{f"gate-{component}-DRANodeAllocatableResources": "on" for component in ("apiserver", "scheduler", "kubelet")}}
+    english = client.post("/", data, HTTP_HX_REQUEST="true").content.decode()
+    korean = client.post("/", data, HTTP_HX_REQUEST="true", **KO).content.decode()
+    claim = "<code>with-claim-r-bdmb8</code> cpu 4"
+    assert f'<p class="muted node-allocatable">added by its claims’ devices (node-allocatable resources): {claim}</p>' in english
+    assert f'<p class="muted node-allocatable">클레임의 디바이스가 더하는 노드 할당 가능 리소스: {claim}</p>' in korean
+
+
+def test_a_pod_refused_for_what_its_claims_add_says_why_in_english_and_korean(client):
+    """DRA found the device, but 6 CPUs asked and the 4 it maps do not fit 8: the Why says so, not that no
+    node got as far as the DRA search."""
+    from tests.engine.test_noderesources import NODE_ALLOCATABLE
+
+    data = {"scenario": NODE_ALLOCATABLE, "gates-submitted": "1",
+            **{f"gate-{component}-DRANodeAllocatableResources": "on" for component in ("apiserver", "scheduler", "kubelet")}}
+    english = client.post("/", data, HTTP_HX_REQUEST="true").content.decode()
+    korean = client.post("/", data, HTTP_HX_REQUEST="true", **KO).content.decode()
+    assert "Why: DRA found devices for the pod’s claims on node-0, but with the CPU, memory or hugepages" in english
+    assert "no node got as far as the DRA search" not in english
+    assert "이유: DRA가 node-0에서 파드의 클레임에 쓸 디바이스를 찾았지만" in korean
+    assert "cpu: the pod asks 10 (4 of it for its claims&#x27; devices), 0 of 8 in use" in english
+    assert "cpu: 파드 요청 10(그중 4는 클레임의 디바이스 몫), 사용 중 0 / 전체 8" in korean
+
+
+def test_the_kept_node_allocatable_statuses_note_is_said_in_korean():
+    from tests.engine.test_noderesources import ON, NODE_ALLOCATABLE
+
+    stale = NODE_ALLOCATABLE.replace(
+        "metadata: {name: plain, namespace: default}",
+        "metadata: {name: plain, namespace: default}\nstatus:\n  nodeAllocatableResourceClaimStatuses:\n"
+        "  - {resourceClaimName: old, mapping: [{name: cpu, quantity: '1'}]}")
+    _, outcome = allocate_text(stale, gates=ON)
+    pod = outcome.pods[1]
+    with translation.override("ko"):
+        said = [wording.pod_note(pod, n).text for n in pod.notes]
+    assert said == ["모델링하지 않음: 이 보류 중인 파드에는 이미 status.nodeAllocatableResourceClaimStatuses가 있어요. "
+                    "kube-scheduler는 자기가 계산한 상태를 쓸 때 클레임 이름으로 이 상태에 병합하지만(전략적 병합 패치), "
+                    "플레이그라운드는 자기가 계산한 상태만 보여 줘요"]

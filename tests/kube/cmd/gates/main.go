@@ -40,7 +40,7 @@ var shown = map[string]bool{
 	"DRAExtendedResource":                         true,
 	"DRAFractionalCapacityRange":                  true,
 	"DRAListTypeAttributes":                       true,
-	"DRANodeAllocatableResources":                 false,
+	"DRANodeAllocatableResources":                 true,
 	"DRAOptionalNodeOperations":                   true,
 	"DRAPartitionableDevices":                     true,
 	"DRAPartitionableDevicesType":                 false,
