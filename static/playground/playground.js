@@ -236,6 +236,7 @@ document.addEventListener("click", function (event) {
     if (!details.matches || !details.matches("details[data-keep]")) return;
     if (details.foldedByScript) { details.foldedByScript = false; return; }  // results.js folded it: nothing to keep
     var state = saved();
+    if (state[details.getAttribute("data-keep")] === details.open) return;  // (a swap's <details open> fires toggle too)
     state[details.getAttribute("data-keep")] = details.open;
     try { sessionStorage.setItem(KEY, JSON.stringify(state)); } catch (e) { /* ignore */ }
   }, true);
