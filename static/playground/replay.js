@@ -95,7 +95,6 @@
 
   var remembered = null;  // {fingerprint, count, playing} of the replay on the page
   var inView = false;     // the replay on the page was on screen (so the next one is drawn at once)
-  var current = null;     // the replay on the page
 
   Replay.prototype.build = function () {
     if (this.built || !this.root.isConnected) return;
@@ -294,16 +293,15 @@
     (scope || document).querySelectorAll("[data-replay]").forEach(function (root) {
       if (root.getAttribute("data-ready")) return;
       root.setAttribute("data-ready", "1");
-      current = new Replay(root);
+      root.replay = new Replay(root);
     });
   }
 
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
-    if (event.detail.shouldSwap === false || !current || !target || !target.contains(current.root)) return;
-    current.release();
-    current = null;
+    if (event.detail.shouldSwap === false || !target || !target.querySelectorAll) return;
+    target.querySelectorAll("[data-replay]").forEach(function (root) { if (root.replay) root.replay.release(); });
   });
   document.addEventListener("htmx:afterSettle", (window.oncePerSwap || function (f) { return f; })(function () { init(document); }));
 })();
