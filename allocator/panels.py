@@ -309,7 +309,7 @@ def _fold(rows: list) -> list:
             reasons = {r.reason for r in members}
             flat.append({"folded": True, "rows": members, "verdict": group["verdict"],
                          "label": wording.verdict_label(group["verdict"]),
-                         "blocking": "1" if group["blocking"] else "0",
+                         "blocking": "1" if group["blocking"] else "0", "one_reason": len(reasons) == 1,
                          "reason": wording.row_reason(members[0]) if len(reasons) == 1
                          else wording.reason_kind(members[0])})
         else:
@@ -340,23 +340,20 @@ def _why_panel(given: PanelInput) -> PanelView | None:
 
 
 def replay_data(explanation: Explanation) -> dict:
-    """What the replay needs besides the steps: every device tile and every counter bar at the start."""
+    """What the replay needs besides the steps: every device tile and every counter bar at the start,
+    each pool and counter set named once (`tiles`: [pool, [[device, state before or null], …]];
+    `bars`: [pool, counter set, [[counter, total, allocated before, total as written], …]])."""
     before = {"in-use", "shared"}
-    devices = [
-        {"key": f"{pool.pool}/{d.device}", "pool": pool.pool, "device": d.device,
-         "before": d.state if d.state in before else None}
-        for pool in explanation.device_map for d in pool.devices
-    ]
-    counters = []
-    for cs in explanation.counter_sets:
-        for c in cs.counters:
-            counters.append({"pool": cs.pool, "counterSet": cs.counter_set, "counter": c.counter,
-                             "total": _amount(c.total), "before": _amount(c.allocated_before), "label": c.total})
+    tiles = [[pool.pool, [[d.device, d.state if d.state in before else None] for d in pool.devices]]
+             for pool in explanation.device_map]
+    bars = [[cs.pool, cs.counter_set, [[c.counter, _amount(c.total), _amount(c.allocated_before), c.total]
+                                       for c in cs.counters]]
+            for cs in explanation.counter_sets]
     trace = explanation.trace
     # The steps go to the page as the engine keeps them: arrays of indexes into `strings`
     # (see Replay), a fifth of the bytes of the same steps as objects.
     return {"strings": _replay_strings(explanation), "steps": trace.steps, "total": trace.total,
-            "devices": devices, "counters": counters}
+            "tiles": tiles, "bars": bars}
 
 
 def _replay_strings(explanation: Explanation) -> list:

@@ -8,8 +8,10 @@ the document and times from the key to the next frame after the results were swa
 1.2 MB document (the 12-node GPU dump repeated under new names) in the editor and times each key
 from keydown to the next frame. Targets (README "Page speed"): p50 ≤ 150 ms, ≤ 16 ms per key.
 
-Beside the wall times it prints the page's main-thread CPU (Chromium's TaskDuration, over the same
-keys, per key): on a loaded machine the wall times grow with the load and the CPU figure does not.
+Beside the wall times it prints the page's own time per answer (from its arrival to the results swapped
+in, settled and laid out) and the CPU time of the page's main thread per key and run (the renderer's main
+thread in /proc on Linux, the runs the pauses start and the work after the paint included): on a loaded
+machine the wall times grow with the load and the CPU figure much less.
 The server's CPU per edit is `scripts/bench_page.py --cpu`.
 
 usage: scripts/bench_browser.py [--keys 15] [--big-keys 30]
@@ -32,16 +34,68 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
-# Resolves when the results of the next run are painted.
+# Resolves when the results of the next run are painted; window.benchSwaps gets the time from the answer's
+# arrival (htmx:beforeOnLoad) to the results swapped in, settled and laid out (the layout forced here, as the
+# frame would do it): the page's own work on an answer, which the machine's load stretches less than the
+# key → painted time.
 # (Kept on window: Playwright awaits a promise an evaluate returns, so handing it back would wait here.)
-PAINTED = """() => { window.benchPainted = new Promise((resolve) => {
+PAINTED = """() => { window.benchSwaps = window.benchSwaps || []; window.benchPainted = new Promise((resolve) => {
   const start = performance.now();
+  let arrived = null;
+  document.addEventListener("htmx:beforeOnLoad", function got() {
+    document.removeEventListener("htmx:beforeOnLoad", got);
+    arrived = performance.now();
+  });
   document.addEventListener("htmx:afterSettle", function done(event) {
     if (event.detail.target && event.detail.target.id !== "results") return;
     document.removeEventListener("htmx:afterSettle", done);
+    document.body.offsetHeight;
+    if (arrived !== null) window.benchSwaps.push(performance.now() - arrived);
     requestAnimationFrame(() => resolve(performance.now() - start));
   });
 }); }"""
+
+
+# Puts a text in the editor as a `#s=` link does, runs it, and resolves once its results are in.
+PUT_TEXT = """(text) => new Promise((done) => {
+  document.body.addEventListener("htmx:afterSettle", () => done(), { once: true });
+  const area = document.getElementById("scenario"); area.value = text;
+  area.dispatchEvent(new Event("playground:scenario-replaced"));
+  htmx.trigger(document.getElementById("playground"), "run"); })"""
+
+# mig-8-gpu's try-this edit (its medium request asks for two partitions): the claim fails after a search of
+# 558 steps, all of them in the replay.
+REAL_SEARCH = ("mig-8-gpu", "    - name: medium\n      exactly:\n        deviceClassName: mig.nvidia.example.com\n")
+
+
+def renderer_pids() -> list:
+    """Chromium's renderer processes started under this process (Linux /proc; [] elsewhere)."""
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            if pid == os.getpid():
+                return True
+            try:
+                pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                return False
+        return False
+
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if b"--type=renderer" in (entry / "cmdline").read_bytes() and ours(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def thread_cpu_ms(pid: int) -> float:
+    """CPU time of a process's main thread, ms (schedstat's first field is nanoseconds on a CPU)."""
+    try:
+        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e6
+    except OSError:
+        return 0.0
 
 
 def free_port() -> int:
@@ -93,25 +147,34 @@ def main() -> int:
             cdp = page.context.new_cdp_session(page)
             cdp.send("Performance.enable")
 
-            def busy() -> float:  # main-thread task time so far, ms (Chromium's TaskDuration)
+            def busy() -> float:
+                """CPU time so far of the page's main thread, ms: the main threads of this browser's renderer
+                processes (Linux /proc schedstat; the other renderers idle), else Chromium's TaskDuration
+                (wall time of the main thread's tasks, which the machine's load stretches)."""
+                renderers = renderer_pids()
+                if renderers:
+                    return sum(thread_cpu_ms(pid) for pid in renderers)
                 metrics = cdp.send("Performance.getMetrics")["metrics"]
                 return 1000 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
             print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
-            print(f"{'example':32} {'p50 ms':>8} {'p95 ms':>8} {'wait ms':>8} {'answer ms':>9} {'CPU ms':>7}"
+            print(f"{'example':32} {'p50 ms':>8} {'p95 ms':>8} {'wait ms':>8} {'answer ms':>9} {'swap ms':>8} {'CPU ms':>7}"
                   f"  (key → result painted, {args.keys} keys; the wait before the run; the request's round trip;"
-                  f" the page's main-thread CPU per key and run)")
-            for example in gallery.all_examples():
-                if args.examples and example.slug not in args.examples:
-                    continue
-                page.goto(f"http://127.0.0.1:{port}/?example={example.slug}")
+                  f" answer arrived → swapped, settled and laid out; the page's main-thread CPU per key and run)")
+            def keys(label: str, slug: str, text: str | None = None) -> None:
+                """Type `args.keys` keys at the end of the example's text (or of `text`, put in the editor
+                as a link's text is) and print the key → painted times."""
+                page.goto(f"http://127.0.0.1:{port}/?example={slug}")
                 page.wait_for_selector("#editor .cm-editor")
                 page.wait_for_selector("#results .outcome, #results .refused, #results h2")
+                if text is not None:
+                    page.evaluate(PUT_TEXT, text)
                 page.locator("#editor .cm-content").click()
                 page.keyboard.press("Control+End")
                 page.keyboard.type("\n#")
                 page.wait_for_timeout(800)
                 times = []
+                page.evaluate("() => { window.benchSwaps = []; }")
                 cpu = 0.0
                 for _ in range(args.keys):
                     page.evaluate(PAINTED)
@@ -122,9 +185,22 @@ def main() -> int:
                     page.wait_for_timeout(50)
                 trips = page.evaluate("window.playgroundRuns.roundTrips()") or [0]
                 wait = page.evaluate("window.playgroundRuns.wait()")
-                print(f"{example.slug:32} {statistics.median(times):8.0f} {percentile(times, 0.95):8.0f} "
-                      f"{wait:8.0f} {statistics.median(trips):9.0f} {cpu / args.keys:7.1f}", flush=True)
+                swaps = page.evaluate("window.benchSwaps") or [0]
+                print(f"{label:32} {statistics.median(times):8.0f} {percentile(times, 0.95):8.0f} "
+                      f"{wait:8.0f} {statistics.median(trips):9.0f} {statistics.median(swaps):8.1f} "
+                      f"{cpu / args.keys:7.1f}", flush=True)
 
+            for example in gallery.all_examples():
+                if args.examples and example.slug not in args.examples:
+                    continue
+                keys(example.slug, example.slug)
+                if example.slug == REAL_SEARCH[0]:  # and its try-this edit: a search of 558 steps to replay
+                    keys(REAL_SEARCH[0] + " (count: 2)", example.slug,
+                         example.scenario.replace(REAL_SEARCH[1], REAL_SEARCH[1] + "        count: 2\n", 1))
+
+            if not args.big_keys:
+                browser.close()
+                return 0
             page.goto(f"http://127.0.0.1:{port}/?example=simple-gpu")
             page.wait_for_selector("#editor .cm-editor")
             text = big_document()

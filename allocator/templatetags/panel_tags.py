@@ -87,11 +87,15 @@ def why_rows(groups: list) -> SafeString:
     parts = []
     for g in groups:
         if g["folded"]:
-            items = _joined(_format("<li><strong>{}</strong>: {}</li>", cand.device, wording.row_reason(cand))
-                            for cand in g["rows"])
+            if g.get("one_reason"):  # the summary gives the reason: the devices are a list of names
+                items = mark_safe(_format('<p class="folded-devices">{}</p>', ", ".join(c.device for c in g["rows"])))
+            else:
+                items = mark_safe(_format('<ul class="folded-devices">{}</ul>', _joined(
+                    _format("<li><strong>{}</strong>: {}</li>", cand.device, wording.row_reason(cand))
+                    for cand in g["rows"])))
             parts.append(_format(
                 '<tr class="verdict-{} folded" data-blocking="{}"><td colspan="3">'
-                '<details><summary>{} — {}</summary><ul class="folded-devices">{}</ul></details></td></tr>',
+                '<details><summary>{} — {}</summary>{}</details></td></tr>',
                 g["verdict"], g["blocking"], _devices_count(len(g["rows"]), g["label"]), g["reason"], items))
         else:
             row = g["row"]

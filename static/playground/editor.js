@@ -131,6 +131,8 @@ function mount(cm, { editorTools }) {
   document.dispatchEvent(new CustomEvent("playground:editor-ready"));
 
   // Server problems arrive as #results[data-error-lines] = [{line, message, severity}, ...] with every swap.
+  // No problems after no problems changes nothing, so the editor is not updated (most runs of a valid text).
+  let shownNone = true;
   function showProblems() {
     const results = document.getElementById("results");
     let problems = [];
@@ -139,6 +141,8 @@ function mount(cm, { editorTools }) {
     } catch (error) {
       problems = [];
     }
+    if (!problems.length && shownNone) return;
+    shownNone = !problems.length;
     const doc = view.state.doc;
     const diagnostics = [];
     for (const problem of problems) {
@@ -175,7 +179,7 @@ function mount(cm, { editorTools }) {
     stale = false; // the textarea holds the text already
   });
 
-  document.addEventListener("htmx:afterSwap", showProblems);
+  document.addEventListener("htmx:afterSwap", window.oncePerSwap ? window.oncePerSwap(showProblems) : showProblems);
   document.addEventListener("click", (event) => {
     const link = event.target.closest && event.target.closest(".goto-line[data-line]");
     const number = link && parseInt(link.getAttribute("data-line"), 10);

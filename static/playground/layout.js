@@ -162,8 +162,8 @@
     if (form) buildTabs(form);
     markResultsTab(document.querySelector("#results .outcome h2"));
   });
-  document.addEventListener("htmx:afterSettle", function (event) {
+  document.addEventListener("htmx:afterSettle", (window.oncePerSwap || function (f) { return f; })(function (event) {
     restoreFocus();
     if (event.detail.target && event.detail.target.id === "results") announce();
-  });
+  }));
 })();

@@ -1,4 +1,18 @@
 // DRA Playground page behaviour: theme, filtering, and the plain-textarea editor that editor.js replaces.
+
+// A run swaps #results and, out of band, a few small elements (node menu, example line, hidden fields): htmx
+// fires htmx:afterSwap and htmx:afterSettle on each of them, once the whole answer is in. A handler that walks
+// the results needs to run once per answer, not once per element: oncePerSwap(handler) does that (the events
+// of one answer share their detail object).
+window.oncePerSwap = function (handler) {
+  var last = null;
+  return function (event) {
+    var detail = event && event.detail;
+    if (detail && detail === last) return;
+    last = detail || null;
+    handler(event);
+  };
+};
 (function () {
   "use strict";
 
@@ -78,13 +92,19 @@
     xhr.playgroundStart = performance.now();
     inFlight = xhr;
   });
+  // The round trip ends when the answer arrives (htmx:beforeOnLoad), before it is swapped in: the page's
+  // own work on it is not the server's time and must not lengthen the wait before the next run.
+  document.addEventListener("htmx:beforeOnLoad", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.playgroundStart && !xhr.playgroundArrived) xhr.playgroundArrived = performance.now();
+  });
   document.addEventListener("htmx:afterRequest", function (event) {
     var xhr = event.detail.xhr;
     if (!xhr || !xhr.playgroundStart) return;
     if (inFlight === xhr) inFlight = null;
     if (event.detail.successful) {
       answered++;
-      roundTrips.push(performance.now() - xhr.playgroundStart);
+      roundTrips.push((xhr.playgroundArrived || performance.now()) - xhr.playgroundStart);
       if (roundTrips.length > KEPT) roundTrips.shift();
     }
   });
@@ -174,7 +194,7 @@
     if (event.target.id === "why-blocking-only") saveWhyFilter();
   });
   document.addEventListener("DOMContentLoaded", applyWhyFilter);
-  document.addEventListener("htmx:afterSettle", applyWhyFilter);
+  document.addEventListener("htmx:afterSettle", window.oncePerSwap(applyWhyFilter));
 })();
 
 // Copy and download the resulting claims.
@@ -214,7 +234,9 @@ document.addEventListener("click", function (event) {
   document.addEventListener("toggle", function (event) {
     var details = event.target;
     if (!details.matches || !details.matches("details[data-keep]")) return;
+    if (details.foldedByScript) { details.foldedByScript = false; return; }  // results.js folded it: nothing to keep
     var state = saved();
+    if (state[details.getAttribute("data-keep")] === details.open) return;  // (a swap's <details open> fires toggle too)
     state[details.getAttribute("data-keep")] = details.open;
     try { sessionStorage.setItem(KEY, JSON.stringify(state)); } catch (e) { /* ignore */ }
   }, true);
@@ -226,7 +248,7 @@ document.addEventListener("click", function (event) {
     });
   }
   document.addEventListener("DOMContentLoaded", restore);
-  document.addEventListener("htmx:afterSwap", restore);
+  document.addEventListener("htmx:afterSwap", window.oncePerSwap(restore));
 })();
 
 // The gates table: the ≠ mark follows every toggle, and "Reset gates to defaults" works without a round trip.

@@ -43,66 +43,115 @@
     return step;
   }
 
+  // The replay is drawn (its steps read, its tiles, counter bars and timeline made) only when someone may
+  // look at it: when it comes into view, when a control is used, or once the page is idle after the run. A
+  // run's answer is swapped in and painted without that work, and a search replayed hundreds of steps long
+  // costs nothing until then. Before it is drawn the panel shows step 0 as the server wrote it.
   function Replay(root) {
-    var data = JSON.parse(root.querySelector("#replay-data").textContent);
-    this.steps = data.steps.map(function (s) { return expand(data.strings, s); });
+    var self = this;
+    this.root = root;
+    this.built = false;
+    this.source = root.querySelector("#replay-data").textContent;
     this.scrub = root.querySelector("[data-replay-scrub]");
     this.position = root.querySelector("[data-replay-position]");
     this.text = root.querySelector("[data-replay-text]");
-    this.tiles = {};
-    this.base = {};
-    var tileBox = root.querySelector("[data-replay-tiles]");
-    var self = this;
-    data.devices.forEach(function (d) {
-      var tile = el("span", "tile", d.device);
-      tile.setAttribute("data-key", d.key);
-      tile.appendChild(el("small", "", d.before || "free"));
-      tile.title = d.pool;
-      tileBox.appendChild(tile);
-      self.tiles[d.key] = tile;
-      self.base[d.key] = d.before;
-    });
-    this.bars = {};
-    var barBox = root.querySelector("[data-replay-bars]");
-    data.counters.forEach(function (c) {
-      var row = el("div", "bar-row");
-      row.appendChild(el("span", "bar-label", c.counterSet + " " + c.counter));
-      var bar = el("div", "bar");
-      var before = el("span", "seg before");
-      var now = el("span", "seg now");
-      before.style.width = (c.total > 0 ? 100 * c.before / c.total : 0) + "%";
-      bar.appendChild(before);
-      bar.appendChild(now);
-      row.appendChild(bar);
-      var text = el("span", "bar-text");
-      row.appendChild(text);
-      barBox.appendChild(row);
-      self.bars[c.pool + "|" + c.counterSet + "|" + c.counter] = { now: now, text: text, total: c.total, before: c.before, label: c.label };
-    });
-    this.root = root;
     this.head = root.querySelector("[data-replay-head]");
     this.playButton = root.querySelector("[data-replay-play]");
     this.speed = root.querySelector("[data-replay-speed]");
     this.timer = null;
-    this.fingerprint = fingerprint(root.querySelector("#replay-data").textContent);
+    this.fingerprint = fingerprint(this.source);
     root.querySelectorAll("[data-replay-go]").forEach(function (button) {
-      button.addEventListener("click", function () { self.stop(); self.go(button.getAttribute("data-replay-go")); });
+      button.addEventListener("click", function () { self.build(); self.stop(); self.go(button.getAttribute("data-replay-go")); });
     });
     root.querySelectorAll("[data-replay-jump]").forEach(function (button) {
       button.addEventListener("click", function () {
+        self.build();
         self.stop();
         self.jump(button.getAttribute("data-replay-jump"), parseInt(button.getAttribute("data-replay-dir"), 10));
       });
     });
-    if (this.playButton) this.playButton.addEventListener("click", function () { self.timer ? self.stop() : self.play(); });
+    if (this.playButton) this.playButton.addEventListener("click", function () { self.build(); self.timer ? self.stop() : self.play(); });
     if (this.speed) this.speed.addEventListener("change", function () { if (self.timer) { self.stop(); self.play(); } });
-    this.scrub.addEventListener("input", function () { self.stop(); self.show(parseInt(self.scrub.value, 10) || 0, true); });
-    this.buildTimeline(root.querySelector("[data-replay-timeline]"));
+    this.scrub.addEventListener("input", function () { self.build(); self.stop(); self.show(parseInt(self.scrub.value, 10) || 0, true); });
+    ["pointerdown", "focusin", "keydown"].forEach(function (type) {
+      root.addEventListener(type, function () { self.build(); }, true);
+    });
+    if (window.IntersectionObserver) {  // also tells the next replay whether this one was on screen
+      this.observer = new IntersectionObserver(function (entries) {
+        inView = entries.some(function (entry) { return entry.isIntersecting; });
+        if (inView) self.build();
+      });
+      this.observer.observe(root);
+    }
     // A re-run whose search did not change keeps the step it was at (and keeps playing); a new search starts over.
+    var kept = remembered && remembered.fingerprint === this.fingerprint ? remembered : null;
+    if ((kept && (kept.count > 0 || kept.playing)) || inView) {
+      this.build();
+      return;
+    }
+    var later = window.requestIdleCallback || function (callback) { return window.setTimeout(callback, 50); };
+    later(function () { self.build(); }, { timeout: 1000 });
+  }
+
+  var remembered = null;  // {fingerprint, count, playing} of the replay on the page
+  var inView = false;     // the replay on the page was on screen (so the next one is drawn at once)
+
+  Replay.prototype.build = function () {
+    if (this.built || !this.root.isConnected) return;
+    this.built = true;
+    var self = this, root = this.root;
+    var data = JSON.parse(this.source);
+    this.steps = data.steps.map(function (s) { return expand(data.strings, s); });
+    this.tiles = {};
+    this.base = {};
+    var tileBox = root.querySelector("[data-replay-tiles]");
+    data.tiles.forEach(function (pool) {  // [pool, [[device, state before], …]]
+      pool[1].forEach(function (d) {
+        var key = pool[0] + "/" + d[0];
+        var tile = el("span", "tile", d[0]);
+        tile.setAttribute("data-key", key);
+        tile.appendChild(el("small", "", d[1] || "free"));
+        tile.title = pool[0];
+        tileBox.appendChild(tile);
+        self.tiles[key] = tile;
+        self.base[key] = d[1];
+      });
+    });
+    this.bars = {};
+    var barBox = root.querySelector("[data-replay-bars]");
+    data.bars.forEach(function (set) {  // [pool, counter set, [[counter, total, before, total as written], …]]
+      set[2].forEach(function (c) {
+        var total = c[1], taken = c[2];
+        var row = el("div", "bar-row");
+        row.appendChild(el("span", "bar-label", set[1] + " " + c[0]));
+        var bar = el("div", "bar");
+        var before = el("span", "seg before");
+        var now = el("span", "seg now");
+        before.style.width = (total > 0 ? 100 * taken / total : 0) + "%";
+        bar.appendChild(before);
+        bar.appendChild(now);
+        row.appendChild(bar);
+        var text = el("span", "bar-text");
+        row.appendChild(text);
+        barBox.appendChild(row);
+        self.bars[set[0] + "|" + set[1] + "|" + c[0]] = { now: now, text: text, total: total, before: taken, label: c[3] };
+      });
+    });
+    this.buildTimeline(root.querySelector("[data-replay-timeline]"));
     var kept = remembered && remembered.fingerprint === this.fingerprint ? remembered : null;
     this.show(kept ? kept.count : 0);
     if (kept && kept.playing) this.play();
-  }
+  };
+
+  // Before a run's answer replaces the replay: stop it and drop what it drew, which the swap would otherwise
+  // walk element by element.
+  Replay.prototype.release = function () {
+    if (this.timer) window.clearInterval(this.timer);
+    if (this.observer) this.observer.disconnect();
+    this.root.querySelectorAll("[data-replay-tiles], [data-replay-bars], [data-replay-timeline]").forEach(function (box) {
+      box.textContent = "";
+    });
+  };
 
   // A cheap fingerprint of the recorded steps (FNV-1a over the JSON the page was sent).
   function fingerprint(text) {
@@ -113,8 +162,6 @@
     }
     return text.length + ":" + hash.toString(16);
   }
-
-  var remembered = null;  // {fingerprint, count, playing} of the replay on the page
 
   Replay.prototype.go = function (where) {
     var at = parseInt(this.scrub.value, 10) || 0;
@@ -246,10 +293,15 @@
     (scope || document).querySelectorAll("[data-replay]").forEach(function (root) {
       if (root.getAttribute("data-ready")) return;
       root.setAttribute("data-ready", "1");
-      new Replay(root);
+      root.replay = new Replay(root);
     });
   }
 
   document.addEventListener("DOMContentLoaded", function () { init(document); });
-  document.addEventListener("htmx:afterSettle", function () { init(document); });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (event.detail.shouldSwap === false || !target || !target.querySelectorAll) return;
+    target.querySelectorAll("[data-replay]").forEach(function (root) { if (root.replay) root.replay.release(); });
+  });
+  document.addEventListener("htmx:afterSettle", (window.oncePerSwap || function (f) { return f; })(function () { init(document); }));
 })();

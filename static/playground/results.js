@@ -29,7 +29,7 @@
   function fold(root) {
     root.querySelectorAll("details[data-fold]:not([data-folded])").forEach(function (details) {
       details.setAttribute("data-folded", "");
-      if (!keptOpen(details)) details.open = false;
+      if (!keptOpen(details) && details.open) { details.foldedByScript = true; details.open = false; }
       var label = document.createElement("label");
       label.className = "fold-filter";
       var box = document.createElement("input");
@@ -45,5 +45,5 @@
     });
   }
   document.addEventListener("DOMContentLoaded", function () { fold(document); });
-  document.addEventListener("htmx:afterSwap", function () { fold(document); });
+  document.addEventListener("htmx:afterSwap", window.oncePerSwap(function () { fold(document); }));
 })();

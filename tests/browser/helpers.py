@@ -51,16 +51,14 @@ def set_editor_text(page: Page, text: str) -> None:
 
 
 def paste_over_everything(page: Page, text: str) -> None:
-    """Select all in the editor and paste `text` from the clipboard, as a user does (CodeMirror
-    reads the paste event's clipboard data)."""
+    """Copy `text` to the clipboard, select all in the editor and paste with Ctrl+V, as a user does:
+    the browser's own paste reads the system clipboard (headless Chromium keeps one)."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     content = page.locator("#editor .cm-content")
     content.click()
+    page.evaluate("(text) => navigator.clipboard.writeText(text)", text)
     page.keyboard.press("Control+a")
-    content.evaluate("""(el, text) => {
-        const data = new DataTransfer();
-        data.setData("text/plain", text);
-        el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
-    }""", text)
+    page.keyboard.press("Control+v")
 
 
 def put_in_editor(page: Page, text: str) -> None:

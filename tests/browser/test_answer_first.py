@@ -74,6 +74,8 @@ def test_a_dump_leads_with_its_pending_pod_and_folds_the_bound_pods_behind_a_cou
 
     claims = page.locator("#results details.claims-before")
     expect(claims.locator("summary")).to_have_text("3 claims allocated before this run")
+    expect(claims).not_to_have_attribute("open", re.compile(".*"))  # folded to its count, with a filter
+    expect(claims.locator("input[type=search]")).to_have_count(1)
 
 
 def test_the_pending_pods_node_table_and_why_lead_with_the_node_closest_to_fitting(page: Page):

@@ -1,5 +1,7 @@
 """The editor's tools: completion and hover from the scenario's own slices, Format with Undo,
 the shortcut list, Compare and Share in the top bar, and a Copy button that comes back."""
+import re
+
 import pytest
 
 pytest.importorskip("playwright")
@@ -23,6 +25,29 @@ def test_completion_in_a_cel_expression_offers_the_slices_own_attribute_names(pa
     expect(options).to_have_count(1)  # narrowed to driverVersion
     options.filter(has_text="driverVersion").click()
     assert 'device.attributes["gpu.example.com"].driverVersion' in editor_text(page)
+
+
+def test_completion_in_a_cel_expression_offers_drivers_capacities_and_the_cel_functions(page: Page):
+    """Issue 24 item 5: `device.attributes["<driver>"]`, `capacity`, `compareTo`, `quantity` and `semver`
+    offered as you type, the drivers and capacity names from the pasted slices themselves."""
+    open_example(page, "simple-gpu")
+    options = page.locator(".cm-tooltip-autocomplete li")
+    replace_in_editor(page, 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0',
+                      'device.attributes["')
+    expect(options.filter(has_text="gpu.example.com")).to_have_count(1)
+    page.keyboard.press("Escape")
+    page.keyboard.press("End")
+    for _ in range(len('device.attributes["')):
+        page.keyboard.press("Backspace")
+    page.keyboard.type('device.capacity["gpu.example.com"].')
+    expect(options.filter(has_text="memory")).to_have_count(1)
+    page.keyboard.type("memory.")
+    expect(options.filter(has_text="compareTo")).to_have_count(1)
+    page.keyboard.type("compareTo(quan")
+    expect(options.filter(has_text=re.compile(r"^quantity"))).to_have_count(1)
+    page.keyboard.press("Escape")
+    page.keyboard.type('tity("40Gi")) >= 0 && sem')
+    expect(options.filter(has_text=re.compile(r"^semver"))).to_have_count(1)
 
 
 def test_completion_offers_the_fields_a_device_knows(page: Page):

@@ -81,3 +81,27 @@ def test_replay_steps_forward_and_back_and_the_counters_follow(page: Page):
     expect(bar).not_to_have_attribute("data-now", "0")
     replay.get_by_role("button", name="Step back").click()
     expect(bar).to_have_attribute("data-now", "0")
+
+
+def test_an_off_screen_replay_is_drawn_when_it_comes_into_view_and_a_rerun_keeps_it_drawn(page: Page):
+    """The replay's tiles, bars and timeline are made when someone may look at them, not with every run's
+    answer. Here the page never idles (requestIdleCallback held back), so only coming into view draws it."""
+    page.add_init_script("window.requestIdleCallback = function () { return 0; };")
+    open_example(page, "mig-8-gpu")
+    replay = page.locator("#panel-replay")
+    expect(replay.locator("[data-replay-position]")).to_contain_text("step 0 of")
+    expect(replay.locator("[data-replay-text]")).to_contain_text("nothing is picked yet")
+    expect(replay).not_to_be_in_viewport()
+    expect(replay.locator(".tile")).to_have_count(0)
+
+    replay.locator("[data-replay-timeline]").scroll_into_view_if_needed()
+    expect(replay.locator(".tile")).to_have_count(64)
+    expect(replay.locator(".bar-row")).to_have_count(16)
+    expect(replay.locator("[data-replay-timeline] .cursor")).to_have_count(1)
+
+    # On screen, the next run's replay is drawn with its answer, not a frame later.
+    tiles = page.evaluate("""() => new Promise((done) => {
+        document.addEventListener("htmx:afterSettle", () => done(document.querySelectorAll("#panel-replay .tile").length),
+                                  { once: true });
+        htmx.trigger(document.getElementById("playground"), "run"); })""")
+    assert tiles == 64

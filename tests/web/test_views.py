@@ -187,6 +187,39 @@ def test_the_replay_on_the_page_holds_every_step_the_api_reports(client, slug):
     assert data["total"] == api["explanation"]["trace"]["total"]
 
 
+def test_the_replay_names_each_pool_once_with_a_tile_per_device_and_a_bar_per_counter(client):
+    """The replay's starting state is compact: each pool and counter set named once, then its devices
+    (with their state before the run, if in use or shared) or its counters (total, taken before)."""
+    example = gallery.get("mig-8-gpu")
+    api = client.post(f"/api/v1/allocate?node={example.node or ''}", example.scenario,
+                      content_type="application/yaml").json()["explanation"]
+    page = client.get("/?example=mig-8-gpu").content.decode()
+    raw = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', page, re.S).group(1)
+    data = json.loads(raw)
+    assert data["tiles"] == [
+        [pool["pool"], [[d["device"], d["state"] if d["state"] in ("in-use", "shared") else None]
+                        for d in pool["devices"]]] for pool in api["deviceMap"]]
+    assert data["bars"] == [
+        [cs["pool"], cs["counterSet"], [[c["counter"], float(c["total"]), float(c["allocatedBefore"]), c["total"]]
+                                        for c in cs["counters"]]] for cs in api["counterSets"]]
+    assert '"key"' not in raw and '"device"' not in raw  # no object per tile naming its pool again
+
+
+def test_a_fold_of_devices_with_one_reason_lists_their_names_and_says_the_reason_once(client):
+    page = client.get("/?example=mig-8-gpu").content.decode()
+    why = page[page.index('id="panel-why"'):page.index('id="panel-replay"')]
+    folds = re.findall(r'<tr class="verdict-\w+ folded"[^>]*><td colspan="3"><details><summary>(\d+) devices: '
+                       r'[^<]*? — (.*?)</summary>(.*?)</details>', why, re.S)
+    assert folds
+    selector = [f for f in folds if "selector #0 is false" in f[1]]
+    assert selector, folds
+    count, reason, members = selector[0]
+    assert members.startswith('<p class="folded-devices">gpu-0-mig-2g10gb-3, ')
+    assert len(re.sub("<[^>]+>", "", members).split(", ")) == int(count)
+    assert reason not in members  # said in its summary, not after each device
+    assert "<li><strong>gpu-0-mig-2g10gb-3</strong>" not in why
+
+
 def test_api_status_codes_for_invalid_and_unsatisfiable(client):
     bad = client.post("/api/v1/allocate", "kind: [", content_type="application/yaml")
     assert bad.status_code == 400 and bad.json()["outcome"] == "invalid"
