@@ -92,6 +92,9 @@ def is_decoding_error(message: str) -> bool:
         "quantities must match the regular expression" in message)
 
 
+_DEFAULT_GATES = FeatureGates()  # the 1.37 defaults: one object, so its values are worked out once
+
+
 # Given a CEL expression: None if it compiles within the cost limit,
 # ("invalid", detail) for a compile error, ("forbidden", detail) for cost.
 CelCheck = "Callable[[str], tuple[str, str] | None]"  # an annotation only: typing stays unimported
@@ -108,7 +111,7 @@ def validate(obj: dict, *, cel_check: CelCheck | None = None, gates: FeatureGate
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         return []  # not a kind the playground reads; the scenario loader reports it
-    checker = _Checker(kind, cel_check, gates or FeatureGates())
+    checker = _Checker(kind, cel_check, gates or _DEFAULT_GATES)
     handler(checker, obj)
     return checker.problems
 
