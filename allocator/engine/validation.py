@@ -207,6 +207,8 @@ def _mask_trailing_dash(prefix: str) -> str:
 
 def dns_label_errors(value: str, *, declarative: bool = False) -> list[str]:
     """RFC 1123 label problems; the declarative check (a `k8s-short-name` field) counts bytes."""
+    if len(value) <= 63 and _DNS_LABEL_RE.fullmatch(value):
+        return []  # the common case at once (what the pattern matches is ASCII: characters are bytes)
     errors = []
     if _nbytes(value) > 63:
         errors.append(_max_length_error(63, "bytes" if declarative else "characters"))
@@ -219,6 +221,8 @@ def dns_label_errors(value: str, *, declarative: bool = False) -> list[str]:
 
 
 def dns_subdomain_errors(value: str, *, declarative: bool = False) -> list[str]:
+    if len(value) <= 253 and _DNS_SUBDOMAIN_RE.fullmatch(value):
+        return []  # the common case at once (what the pattern matches is ASCII: characters are bytes)
     errors = []
     if _nbytes(value) > 253:
         errors.append(_max_length_error(253, "bytes" if declarative else "characters"))
@@ -230,6 +234,8 @@ def dns_subdomain_errors(value: str, *, declarative: bool = False) -> list[str]:
 def label_key_errors(value: str) -> list[str]:
     """Label key ("qualified name"): optional DNS-subdomain prefix, '/', name. Kubernetes 1.37 has
     one label key check for both validations, and its lengths are said in bytes."""
+    if len(value) <= 63 and _LABEL_KEY_RE.fullmatch(value):
+        return []  # a valid key without a prefix (the pattern has no slash and matches only ASCII)
     parts = value.split("/")
     errors = []
     if len(parts) == 1:
@@ -258,6 +264,8 @@ def label_key_errors(value: str) -> list[str]:
 def label_value_errors(value: str, *, declarative: bool = False) -> list[str]:
     """Label value problems. Kubernetes 1.37 has one label value check for both the handwritten
     and the declarative validation, and it counts (and says) bytes."""
+    if len(value) <= 63 and _LABEL_VALUE_RE.fullmatch(value):
+        return []  # the common case at once (what the pattern matches is ASCII: characters are bytes)
     errors = []
     if _nbytes(value) > 63:
         errors.append(_max_length_error(63, "bytes"))
@@ -459,6 +467,7 @@ def _meta_typed_fields() -> tuple[tuple[str, str], ...]:
 
 
 _META_TYPED_FIELDS = _meta_typed_fields()
+_META_TYPED_KEYS = frozenset(key for key, _ in _META_TYPED_FIELDS)
 _TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec"})
 _TOP_FIELDS_WITH_STATUS = _TOP_FIELDS | {"status"}
 _SLICE_SPEC_FIELDS = frozenset(apitypes.fields("ResourceSliceSpec"))
@@ -474,6 +483,7 @@ _CAPACITY_FIELDS = frozenset(apitypes.fields("DeviceCapacity"))
 _REQUEST_POLICY_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicy"))
 _RANGE_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicyRange"))
 _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
+_ATTRIBUTE_FIELD_SET = frozenset(_ATTRIBUTE_FIELDS)
 _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
 _LIST_KIND_SET = frozenset(_LIST_ATTRIBUTE_KINDS)
 _ATTRIBUTE_MEMBERS = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
@@ -505,6 +515,7 @@ _TOLERATION_FIELDS = frozenset(apitypes.fields("DeviceToleration"))
 _ALLOCATION_FIELDS = frozenset(apitypes.fields("AllocationResult"))
 _ALLOCATION_DEVICES_FIELDS = frozenset(apitypes.fields("DeviceAllocationResult"))
 _CONSUMER_FIELDS = ("apiGroup", "resource", "name", "uid")
+_CONSUMER_FIELD_SET = frozenset(_CONSUMER_FIELDS)
 _RESULT_FIELDS = frozenset(apitypes.fields("DeviceRequestAllocationResult"))
 _ALLOCATION_CONFIG_FIELDS = frozenset(apitypes.fields("DeviceAllocationConfiguration"))
 _CLASS_SPEC_FIELDS = frozenset(apitypes.fields("DeviceClassSpec"))
@@ -638,8 +649,8 @@ class _Checker:
 
     def integer(self, d: dict, key: str, path) -> int | None:
         value = d.get(key)
-        if value is None:
-            return None
+        if value is None or (value.__class__ is int and _INT64_MIN <= value <= _INT64_MAX):
+            return value
         return self.as_int(value, path + (key,))
 
     def boolean(self, d: dict, key: str, path) -> bool | None:
@@ -686,6 +697,8 @@ class _Checker:
 
     def fields(self, d: dict, known, path) -> None:
         """Warn about keys the v1 type does not have (server-side field validation, Warn mode)."""
+        if d.keys() <= known:  # `known` is a frozenset
+            return
         for key in d:
             name = key if key.__class__ is str else _key_str(key)
             if name not in known:
@@ -852,6 +865,8 @@ class _Checker:
         """The rest of ObjectMeta as the apiserver decodes it: a value of another type (or a time
         that is not RFC 3339) is refused before any check runs. The fields and their types come
         from ObjectMeta's Go type (apitypes.json)."""
+        if meta.keys().isdisjoint(_META_TYPED_KEYS):
+            return  # most objects have a name, labels, annotations and nothing else
         for key, decoded_as in _META_TYPED_FIELDS:
             if decoded_as == "string":
                 self.string(meta, key, path)
@@ -1143,6 +1158,8 @@ class _Checker:
         self.string(taint, "timeAdded", path)
 
     def binding_conditions(self, holder: dict, path) -> None:
+        if holder.get("bindingConditions") is None and holder.get("bindingFailureConditions") is None:
+            return  # neither list: nothing to check
         lists = {}
         for key in ("bindingConditions", "bindingFailureConditions"):
             list_path = path + (key,)
@@ -1446,7 +1463,7 @@ def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
 
 
 def _attribute_checked(c: _Checker, attribute: dict, path: tuple) -> None:
-    c.fields(attribute, _ATTRIBUTE_FIELDS, path)
+    c.fields(attribute, _ATTRIBUTE_FIELD_SET, path)
     present = [kind for kind in _ATTRIBUTE_FIELDS if attribute.get(kind) is not None]
     for kind in present:
         value_path = path + (kind,)
@@ -1802,7 +1819,8 @@ def _compatibility_groups(c: _Checker, consumption: dict, path: tuple) -> None:
 
 def _device_node_selection(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
     if not per_device:
-        if any(device.get(key) is not None for key in ("nodeName", "nodeSelector", "allNodes")):
+        if (device.get("nodeName") is not None or device.get("nodeSelector") is not None
+                or device.get("allNodes") is not None):
             c.invalid(
                 path,
                 None,
@@ -1976,7 +1994,7 @@ def _reserved_for(c: _Checker, status: dict, allocated: bool) -> None:
     else:
         seen = set()
         for _, item_path, consumer in c.object_items(consumers, path):
-            c.fields(consumer, _CONSUMER_FIELDS, item_path)
+            c.fields(consumer, _CONSUMER_FIELD_SET, item_path)
             values = {key: c.string(consumer, key, item_path) for key in _CONSUMER_FIELDS}
             for key in ("resource", "name", "uid"):
                 if not values[key] and (values[key] is not None or consumer.get(key) is None):
