@@ -677,22 +677,26 @@ class _Checker:
 
     def object_items(self, values: list, path):
         """(index, item path, object) for a list of objects, skipping ill-typed items."""
-        for index, item_path, item in self.items(values, path, null_as={}):
-            item = self.as_object(item, item_path)
-            if item is not None:
-                yield index, item_path, item
+        for index, item in enumerate(values):
+            if item.__class__ is not dict:
+                item = self.as_object({} if item is None else item, path + (index,))
+                if item is None:
+                    continue
+            yield index, path + (index,), item
 
     def string_items(self, values: list, path):
         """(index, item path, string) for a list of strings, skipping ill-typed items."""
-        for index, item_path, item in self.items(values, path, null_as=""):
-            item = self.as_string(item, item_path)
-            if item is not None:
-                yield index, item_path, item
+        for index, item in enumerate(values):
+            if item.__class__ is not str:
+                item = self.as_string("" if item is None else item, path + (index,))
+                if item is None:
+                    continue
+            yield index, path + (index,), item
 
     def map_items(self, mapping: dict, path):
         """(key as a string, value path, value) for a map."""
         for key, value in mapping.items():
-            name = _key_str(key)
+            name = key if key.__class__ is str else _key_str(key)
             yield name, path + (name,), value
 
     def fields(self, d: dict, known, path) -> None:
@@ -1402,11 +1406,14 @@ def _device(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
         c.invalid(path, values, f"the total number of attribute values must not exceed {ATTRIBUTE_VALUES_MAX}")
 
     attributes_path = path + ("attributes",)
-    for key, attribute_path, attribute in c.map_items(attributes, attributes_path):
-        c.qualified_name(key, attributes_path)
-        attribute = c.as_object({} if attribute is None else attribute, attribute_path)
-        if attribute is not None:
-            _attribute(c, attribute, attribute_path)
+    for key, attribute in attributes.items():
+        name = key if key.__class__ is str else _key_str(key)
+        c.qualified_name(name, attributes_path)
+        if attribute.__class__ is not dict:
+            attribute = c.as_object({} if attribute is None else attribute, attributes_path + (name,))
+            if attribute is None:
+                continue
+        _attribute(c, attribute, attributes_path, name)
 
     capacity_path = path + ("capacity",)
     for key, entry_path, entry in c.map_items(capacities, capacity_path):
@@ -1446,7 +1453,7 @@ def _count_attribute_values(attributes: dict) -> int:
     return count
 
 
-def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
+def _attribute(c: _Checker, attribute: dict, attributes_path: tuple, name: str) -> None:
     # An attribute of one scalar value is judged by its kind and value alone, and the same few
     # (`{int: 0}`, `{version: 1.2.0}`) come back on every device: those found valid are kept.
     memo = None
@@ -1457,7 +1464,7 @@ def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
         if memo in _GOOD_ATTRIBUTES:
             return
     found = len(c.problems)
-    _attribute_checked(c, attribute, path)
+    _attribute_checked(c, attribute, attributes_path + (name,))
     if memo is not None and len(c.problems) == found and len(_GOOD_ATTRIBUTES) < _MEMO_ENTRIES:
         _GOOD_ATTRIBUTES.add(memo)
 
