@@ -226,8 +226,7 @@ class FeatureGates:
         return DEFAULT_MIN_COMPAT
 
     def spec(self, name: str) -> Spec | None:
-        info = _ALL.get(name)
-        return info.spec_at(self.emulated_version, self.min_compat_version) if info else None
+        return _specs_at(self.emulated_version, self.min_compat_version).get(name)
 
     def default(self, name: str) -> bool:
         spec = self.spec(name)
@@ -308,10 +307,16 @@ class FeatureGates:
 
 
 @functools.lru_cache(maxsize=64)
+def _specs_at(emulated: tuple[int, int], min_compat: tuple[int, int]) -> dict[str, Spec]:
+    """Every known gate's spec at these versions: a view of the gate table, the same for every gate
+    set started with these versions (read-only)."""
+    return {name: info.spec_at(emulated, min_compat) for name, info in _ALL.items()}
+
+
+@functools.lru_cache(maxsize=64)
 def _defaults_at(emulated: tuple[int, int], min_compat: tuple[int, int]) -> dict[str, bool]:
-    """Every known gate's default at these versions: a view of the gate table, the same for every
-    gate set started with these versions (read-only)."""
-    return {name: info.spec_at(emulated, min_compat).default for name, info in _ALL.items()}
+    """Every known gate's default at these versions (read-only)."""
+    return {name: spec.default for name, spec in _specs_at(emulated, min_compat).items()}
 
 
 @functools.lru_cache(maxsize=256)

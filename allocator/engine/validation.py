@@ -468,6 +468,7 @@ def _meta_typed_fields() -> tuple[tuple[str, str], ...]:
 
 _META_TYPED_FIELDS = _meta_typed_fields()
 _META_TYPED_KEYS = frozenset(key for key, _ in _META_TYPED_FIELDS)
+_META_NAME_KEYS = frozenset({"name", "generateName", "namespace"})
 _TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec"})
 _TOP_FIELDS_WITH_STATUS = _TOP_FIELDS | {"status"}
 _SLICE_SPEC_FIELDS = frozenset(apitypes.fields("ResourceSliceSpec"))
@@ -860,6 +861,8 @@ class _Checker:
                 self.dns_label(namespace, path + ("namespace",))
             else:
                 self.warn(path + ("namespace",), f"ignored: {self.kind} is cluster-scoped")
+        if meta.keys() <= _META_NAME_KEYS:
+            return  # no labels, annotations, owners or other fields to check
         self.labels(meta, path)
         self.annotations(meta, path)
         self.owner_references(meta, path)
