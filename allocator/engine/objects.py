@@ -720,7 +720,9 @@ class ResourceClaim:
         return f"{self.namespace}/{self.name}"
 
 
-def _device_request(raw: dict, *, allow_admin: bool) -> DeviceRequest:
+def _device_request(raw: dict, *, allow_admin: bool, name: str | None = None) -> DeviceRequest:
+    """A request from its fields (`name`, when given, stands for the fields' own, as for an `exactly`
+    request, whose name is its parent's)."""
     raw = raw or {}
     mode = raw.get("allocationMode") or "ExactCount"
     count = raw.get("count")
@@ -741,7 +743,7 @@ def _device_request(raw: dict, *, allow_admin: bool) -> DeviceRequest:
     if capacity is not None:
         capacity_requests = {k: _quantity(v) for k, v in (capacity.get("requests") or {}).items()}
     return DeviceRequest(
-        name=raw.get("name", ""),
+        name=raw.get("name", "") if name is None else name,
         class_name=raw.get("deviceClassName") or "",
         mode=mode,
         count=int(count or 0),
@@ -780,7 +782,7 @@ def claim_spec_parts(spec: dict) -> tuple[tuple, tuple, tuple]:
         requests.append(
             ClaimRequest(
                 name=r.get("name", ""),
-                exactly=_device_request({**exactly, "name": r.get("name", "")}, allow_admin=True)
+                exactly=_device_request(exactly, allow_admin=True, name=r.get("name", ""))
                 if exactly is not None
                 else None,
                 first_available=tuple(_device_request(s, allow_admin=False) for s in first or ()),

@@ -182,6 +182,8 @@ def _max_length_error(limit: int, unit: str = "characters") -> str:
 
 
 def _nbytes(text: str) -> int:
+    if text.isascii():  # a flag of the string: no need to encode it
+        return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
 
 
@@ -712,16 +714,24 @@ class _Checker:
     # -- names ----------------------------------------------------------------
 
     def dns_label(self, value: str, path) -> None:
-        self.invalid_each(path, value, dns_label_errors(value))
+        errors = dns_label_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def dns_subdomain(self, value: str, path) -> None:
-        self.invalid_each(path, value, dns_subdomain_errors(value))
+        errors = dns_subdomain_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def label_name(self, value: str, path) -> None:
-        self.invalid_each(path, value, label_key_errors(value))
+        errors = label_key_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def label_value(self, value: str, path) -> None:
-        self.invalid_each(path, value, label_value_errors(value))
+        errors = label_value_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def short_name(self, value: str, path) -> None:
         """A field checked declaratively as a `k8s-short-name` (a DNS label)."""
