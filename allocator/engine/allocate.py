@@ -178,14 +178,17 @@ class Allocator:
         self.position: dict = {}  # id(device) -> index in candidates
         # Candidate order: pools in order, their device slices by name, devices as listed.
         self.candidates: list[Device] = []
+        pool_of, slice_of, position, candidates = self.pool_of_device, self.slice_of_device, self.position, self.candidates
         for pool in pools:
+            usable = pool.usable
             for s in pool.device_slices:
                 for d in s.devices:
-                    self.slice_of_device[id(d)] = s
-                    self.pool_of_device[id(d)] = pool
-                    if pool.usable:
-                        self.position[id(d)] = len(self.candidates)
-                        self.candidates.append(d)
+                    key = id(d)
+                    slice_of[key] = s
+                    pool_of[key] = pool
+                    if usable:
+                        position[key] = len(candidates)
+                        candidates.append(d)
 
     # -- setup -------------------------------------------------------------------------
 
@@ -194,15 +197,15 @@ class Allocator:
         for ci, claim in enumerate(self.claims):
             accounted = 0
             for ri, req in enumerate(claim.requests):
-                prefix = f"claim {claim.key}, request {req.name}"
                 if req.first_available and not self.features.prioritized_list:
-                    raise Fatal(f"{prefix}: has subrequests, but the DRAPrioritizedList feature is disabled",
+                    raise Fatal(f"claim {claim.key}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled",
                                 claim=claim, path=("spec", "devices", "requests", ri, "firstAvailable"))
                 if req.exactly is not None:
                     # The stable allocator does not know capacity requests: it ignores them.
                     if (req.exactly.capacity_requests is not None and not self.features.consumable_capacity
                             and self.features.variant != STABLE):
-                        raise Fatal(f"{prefix}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                        raise Fatal(f"claim {claim.key}, request {req.name}: has capacity requests, but the "
+                                    "DRAConsumableCapacity feature is disabled",
                                     claim=claim, path=("spec", "devices", "requests", ri, "exactly", "capacity"))
                     rd = self._request_data(ci, ri, 0, req.exactly, None, ("spec", "devices", "requests", ri, "exactly"))
                     needed = rd.num_devices
@@ -222,44 +225,51 @@ class Allocator:
                     needed = needed or 0
                 if accounted + needed > MAX_RESULTS:
                     raise Fatal(
-                        f"{prefix}: adding {needed} devices exceeds the claim limit of {MAX_RESULTS}, "
+                        f"claim {claim.key}, request {req.name}: adding {needed} devices exceeds the claim limit of "
+                        f"{MAX_RESULTS}, "
                         f"with {accounted} already accounted for",
                         claim=claim, path=("spec", "devices", "requests", ri))
                 accounted += needed
+            # derived_attribute answers None while the feature is off: the constraints need not ask it
+            # (and the allocator is then no part of a reference cycle through its constraints).
+            derived = self.derived_attribute if self.features.derived_attributes else None
             for index, constraint in enumerate(claim.constraints):
                 if constraint.match_attribute:
                     self.constraints[ci].append(MatchAttribute(
                         constraint.requests, constraint.match_attribute, self.features.list_type_attributes,
-                        self.derived_attribute, claim.key))
+                        derived, claim.key))
                 elif constraint.distinct_attribute and self.features.variant != STABLE:
                     # The stable allocator knows only matchAttribute: anything else is an empty constraint.
                     self.constraints[ci].append(DistinctAttribute(
                         constraint.requests, constraint.distinct_attribute, self.features.list_type_attributes,
-                        self.derived_attribute, claim.key))
+                        derived, claim.key))
                 else:
                     raise Fatal(f"claim {claim.key}, constraint #{index}: empty constraint (unsupported constraint type?)",
                                 claim=claim, path=("spec", "devices", "constraints", index))
 
     def _request_data(self, ci, ri, si, request: DeviceRequest, parent_name, path) -> RequestData:
         claim = self.claims[ci]
-        label = f"claim {claim.key}, request {request.name}"
+
+        def label():  # only a refusal needs it
+            return f"claim {claim.key}, request {request.name}"
+
         if request.derived and not self.features.derived_attributes:
-            raise Fatal(f"{label}: cannot handle request with derived attributes, the feature is disabled",
+            raise Fatal(f"{label()}: cannot handle request with derived attributes, the feature is disabled",
                         claim=claim, path=path + ("derivedAttributes",))
         for index, expression in enumerate(request.selectors):
             if not expression:
-                raise Fatal(f"{label}, selector #{index}: CEL expression empty (unsupported selector type?)",
+                raise Fatal(f"{label()}, selector #{index}: CEL expression empty (unsupported selector type?)",
                             claim=claim, path=path + ("selectors", index))
         if request.admin_access is not None and not self.features.admin_access:
-            raise Fatal(f"{label}: admin access is requested, but the feature is disabled",
+            raise Fatal(f"{label()}: admin access is requested, but the feature is disabled",
                         claim=claim, path=path + ("adminAccess",))
         if not request.class_name:
-            raise Fatal(f"{label}: missing device class name (unsupported request type?)",
+            raise Fatal(f"{label()}: missing device class name (unsupported request type?)",
                         claim=claim, path=path + ("deviceClassName",))
         device_class = self.classes.get(request.class_name)
         if device_class is None:
             raise Fatal(
-                f"{label}: could not retrieve device class {request.class_name}: "
+                f"{label()}: could not retrieve device class {request.class_name}: "
                 f'deviceclass.resource.k8s.io "{request.class_name}" not found',
                 claim=claim, path=path + ("deviceClassName",))
         rd = RequestData(ci, ri, si, request, parent_name, device_class, path=path)
@@ -269,7 +279,8 @@ class Allocator:
             rd.all_devices = self._all_devices(rd)
             rd.num_devices = len(rd.all_devices)
         else:
-            raise Fatal(f"{label}: unsupported count mode {request.mode}", claim=claim, path=path + ("allocationMode",))
+            raise Fatal(f"{label()}: unsupported count mode {request.mode}", claim=claim,
+                        path=path + ("allocationMode",))
         self.request_data[(ci, ri, si)] = rd
         return rd
 

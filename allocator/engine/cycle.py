@@ -112,7 +112,9 @@ def _search(node, allocator: Allocator, pools: list) -> NodeAttempt:
     try:
         success = allocator.run()
     except Fatal as exc:
-        return NodeAttempt(node.name, False, exc.message, allocator, fatal=exc, steps=allocator.steps)
+        # Kept as a value: without its traceback, whose frames would hold this attempt in a cycle.
+        return NodeAttempt(node.name, False, exc.message, allocator, fatal=exc.with_traceback(None),
+                           steps=allocator.steps)
     except NodeFailure as exc:
         return NodeAttempt(node.name, False, exc.message, allocator, steps=allocator.steps)
     except SearchLimit as exc:

@@ -138,7 +138,7 @@ class GateInfo:
             if spec.min_compatibility is not None and min_compat < spec.min_compatibility:
                 continue
             return spec
-        return Spec((0, 0), False, PREALPHA)
+        return _NOT_YET
 
     # The gate as a component started without version flags sees it.
     @property
@@ -156,6 +156,9 @@ class GateInfo:
     @property
     def locked(self) -> bool:
         return self.default_spec.locked
+
+
+_NOT_YET = Spec((0, 0), False, PREALPHA)  # a gate before its first version
 
 
 def _load() -> tuple[dict, dict[str, GateInfo]]:
@@ -223,8 +226,7 @@ class FeatureGates:
         return DEFAULT_MIN_COMPAT
 
     def spec(self, name: str) -> Spec | None:
-        info = _ALL.get(name)
-        return info.spec_at(self.emulated_version, self.min_compat_version) if info else None
+        return _specs_at(self.emulated_version, self.min_compat_version).get(name)
 
     def default(self, name: str) -> bool:
         spec = self.spec(name)
@@ -243,10 +245,11 @@ class FeatureGates:
     def _resolved(self) -> dict[str, bool]:
         """Every known gate's value at these versions, worked out once: the components read them
         by the dozen (refusals() alone reads each gate and its dependencies)."""
-        emulated, min_compat = self.emulated_version, self.min_compat_version
-        given = dict(self.values)
-        return {name: given[name] if name in given else info.spec_at(emulated, min_compat).default
-                for name, info in _ALL.items()}
+        resolved = dict(_defaults_at(self.emulated_version, self.min_compat_version))
+        for name, value in self.values:
+            if name in resolved:
+                resolved[name] = value
+        return resolved
 
     def refusals(self) -> list[tuple[str | None, str]]:
         """Why the component would not start with these settings: (gate or None, the library's
@@ -301,6 +304,19 @@ class FeatureGates:
 
     def with_versions(self, emulated: str = "", min_compat: str = "") -> "FeatureGates":
         return FeatureGates(self.values, emulated, min_compat)
+
+
+@functools.lru_cache(maxsize=64)
+def _specs_at(emulated: tuple[int, int], min_compat: tuple[int, int]) -> dict[str, Spec]:
+    """Every known gate's spec at these versions: a view of the gate table, the same for every gate
+    set started with these versions (read-only)."""
+    return {name: info.spec_at(emulated, min_compat) for name, info in _ALL.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _defaults_at(emulated: tuple[int, int], min_compat: tuple[int, int]) -> dict[str, bool]:
+    """Every known gate's default at these versions (read-only)."""
+    return {name: spec.default for name, spec in _specs_at(emulated, min_compat).items()}
 
 
 @functools.lru_cache(maxsize=256)
@@ -398,7 +414,7 @@ class AllocatorFeatures:
     def _beyond(self, supported: tuple[str, ...]) -> list[str]:
         return [gate for attr, gate in _VARIANT_FEATURES if getattr(self, attr) and attr not in supported]
 
-    @property
+    @functools.cached_property  # the fields are frozen; the search asks at every request and device
     def variant(self) -> str:
         """The allocator the scheduler runs: the first of stable, incubating and experimental whose
         supported features cover every enabled one (as structured.NewAllocator chooses)."""

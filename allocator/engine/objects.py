@@ -78,25 +78,36 @@ def _version(text) -> tuple[Any, str | None]:
         return text, f"parse semantic version: {exc}"
 
 
+_KINDS = SCALAR_KINDS + LIST_KINDS  # in the order a value is looked for
+_KIND_SET = frozenset(_KINDS)
+
+
 def attribute_value(raw: dict) -> AttributeValue:
-    for kind in SCALAR_KINDS + LIST_KINDS:
+    if len(raw) == 1:  # nearly every attribute: its one member is the value
+        for kind, value in raw.items():
+            if value is not None and kind in _KIND_SET:
+                return _attribute_of(kind, value)
+    for kind in _KINDS:
         if kind in raw and raw[kind] is not None:
-            value = raw[kind]
-            if kind == "version":
-                parsed, error = _version(value)
-                return AttributeValue(kind, parsed, error)
-            if kind == "versions":
-                parsed = []
-                for item in value:
-                    version, error = _version(item)
-                    if error:
-                        return AttributeValue(kind, tuple(value), error)
-                    parsed.append(version)
-                return AttributeValue(kind, tuple(parsed))
-            if kind in LIST_KINDS:
-                return AttributeValue(kind, tuple(value))
-            return AttributeValue(kind, value)
+            return _attribute_of(kind, raw[kind])
     return AttributeValue(None, None)
+
+
+def _attribute_of(kind: str, value) -> AttributeValue:
+    if kind == "version":
+        parsed, error = _version(value)
+        return AttributeValue(kind, parsed, error)
+    if kind == "versions":
+        parsed = []
+        for item in value:
+            version, error = _version(item)
+            if error:
+                return AttributeValue(kind, tuple(value), error)
+            parsed.append(version)
+        return AttributeValue(kind, tuple(parsed))
+    if kind in LIST_ELEMENT:  # a list kind
+        return AttributeValue(kind, tuple(value))
+    return AttributeValue(kind, value)
 
 
 def attribute_from_value(value) -> AttributeValue:
@@ -615,7 +626,9 @@ def _policy(raw) -> RequestPolicy | None:
 
 
 def _taints(raw) -> tuple:
-    return tuple(Taint(t.get("key", ""), str(t.get("value") or ""), t.get("effect", "")) for t in raw or ())
+    if not raw:
+        return ()
+    return tuple(Taint(t.get("key", ""), str(t.get("value") or ""), t.get("effect", "")) for t in raw)
 
 
 def _conditions(raw) -> tuple | None:
@@ -633,31 +646,36 @@ def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
     has_groups = False
     has_binding = False
     for index, d in enumerate(spec.get("devices") or ()):
-        consumes = []
-        for c in d.get("consumesCounters") or ():
-            groups = tuple(c.get("compatibilityGroups") or ())
-            has_groups = has_groups or bool(groups)
-            consumes.append(
-                CounterConsumption(
-                    c.get("counterSet", ""),
-                    {k: _value_quantity(v) for k, v in (c.get("counters") or {}).items()},
-                    groups,
+        consumes = ()
+        if d.get("consumesCounters"):
+            consumes = []
+            for c in d["consumesCounters"]:
+                groups = tuple(c.get("compatibilityGroups") or ())
+                has_groups = has_groups or bool(groups)
+                consumes.append(
+                    CounterConsumption(
+                        c.get("counterSet", ""),
+                        {k: _value_quantity(v) for k, v in (c.get("counters") or {}).items()},
+                        groups,
+                    )
                 )
-            )
+            consumes = tuple(consumes)
         binding = _conditions(d.get("bindingConditions"))
         has_binding = has_binding or binding is not None
+        attributes = d.get("attributes")
+        capacity = d.get("capacity")
         devices.append(
             Device(
                 name=d.get("name", ""),
                 driver=driver,
                 pool=pool,
                 slice_name=name,
-                attributes={k: attribute_value(v or {}) for k, v in (d.get("attributes") or {}).items()},
+                attributes={k: attribute_value(v or {}) for k, v in attributes.items()} if attributes else {},
                 capacity={
                     k: Capacity(_value_quantity(v), _policy((v or {}).get("requestPolicy")))
-                    for k, v in (d.get("capacity") or {}).items()
-                },
-                consumes=tuple(consumes),
+                    for k, v in capacity.items()
+                } if capacity else {},
+                consumes=consumes,
                 node_name=d.get("nodeName") or None,
                 node_selector=node_selector(d.get("nodeSelector")),
                 all_nodes=bool(d.get("allNodes")),
@@ -794,7 +812,9 @@ class ResourceClaim:
         return f"{self.namespace}/{self.name}"
 
 
-def _device_request(raw: dict, *, allow_admin: bool) -> DeviceRequest:
+def _device_request(raw: dict, *, allow_admin: bool, name: str | None = None) -> DeviceRequest:
+    """A request from its fields (`name`, when given, stands for the fields' own, as for an `exactly`
+    request, whose name is its parent's)."""
     raw = raw or {}
     mode = raw.get("allocationMode") or "ExactCount"
     count = raw.get("count")
@@ -815,7 +835,7 @@ def _device_request(raw: dict, *, allow_admin: bool) -> DeviceRequest:
     if capacity is not None:
         capacity_requests = {k: _quantity(v) for k, v in (capacity.get("requests") or {}).items()}
     return DeviceRequest(
-        name=raw.get("name", ""),
+        name=raw.get("name", "") if name is None else name,
         class_name=raw.get("deviceClassName") or "",
         mode=mode,
         count=int(count or 0),
@@ -854,7 +874,7 @@ def claim_spec_parts(spec: dict) -> tuple[tuple, tuple, tuple]:
         requests.append(
             ClaimRequest(
                 name=r.get("name", ""),
-                exactly=_device_request({**exactly, "name": r.get("name", "")}, allow_admin=True)
+                exactly=_device_request(exactly, allow_admin=True, name=r.get("name", ""))
                 if exactly is not None
                 else None,
                 first_available=tuple(_device_request(s, allow_admin=False) for s in first or ()),

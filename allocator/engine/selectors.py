@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from allocator.engine import cel
-from allocator.engine.objects import Device
+from allocator.engine.objects import LIST_KINDS, Device
 
 NO_SUCH_KEY_HINT = (
     ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
@@ -42,23 +42,31 @@ def device_input(device: Device, *, stable: bool = False) -> cel.DeviceInput:
     return result
 
 
+def _bare_first(named: dict) -> list:
+    """The (name, value) pairs with bare names first, each part in its order, so that a qualified
+    spelling of the same name wins."""
+    items = list(named.items())
+    if any("/" in name for name, _ in items):
+        return [item for item in items if "/" not in item[0]] + [item for item in items if "/" in item[0]]
+    return items
+
+
 def _build_input(device: Device) -> cel.DeviceInput:
+    driver = device.driver
     attributes: dict = {}
-    # Bare names first so that a qualified spelling of the same attribute wins.
-    ordered = sorted(device.attributes.items(), key=lambda item: "/" in item[0])
-    for name, value in ordered:
+    for name, value in _bare_first(device.attributes):
         if value.error:
             raise DeviceInputError(value.error)
         if value.kind is None:
             raise DeviceInputError(f"attribute {name}: unsupported attribute value")
-        domain, ident = _split(name, device.driver)
-        attributes.setdefault(domain, {})[ident] = list(value.value) if value.is_list else value.value
+        domain, ident = _split(name, driver)
+        attributes.setdefault(domain, {})[ident] = list(value.value) if value.kind in LIST_KINDS else value.value
     capacity: dict = {}
-    for name, cap in sorted(device.capacity.items(), key=lambda item: "/" in item[0]):
-        domain, ident = _split(name, device.driver)
+    for name, cap in _bare_first(device.capacity):
+        domain, ident = _split(name, driver)
         capacity.setdefault(domain, {})[ident] = cap.value
     return cel.DeviceInput(
-        driver=device.driver,
+        driver=driver,
         attributes=attributes,
         capacity=capacity,
         allow_multiple_allocations=device.allow_multiple,

@@ -92,6 +92,9 @@ def is_decoding_error(message: str) -> bool:
         "quantities must match the regular expression" in message)
 
 
+_DEFAULT_GATES = FeatureGates()  # the 1.37 defaults: one object, so its values are worked out once
+
+
 # Given a CEL expression: None if it compiles within the cost limit,
 # ("invalid", detail) for a compile error, ("forbidden", detail) for cost.
 CelCheck = "Callable[[str], tuple[str, str] | None]"  # an annotation only: typing stays unimported
@@ -108,7 +111,7 @@ def validate(obj: dict, *, cel_check: CelCheck | None = None, gates: FeatureGate
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         return []  # not a kind the playground reads; the scenario loader reports it
-    checker = _Checker(kind, cel_check, gates or FeatureGates())
+    checker = _Checker(kind, cel_check, gates or _DEFAULT_GATES)
     handler(checker, obj)
     return checker.problems
 
@@ -179,6 +182,8 @@ def _max_length_error(limit: int, unit: str = "characters") -> str:
 
 
 def _nbytes(text: str) -> int:
+    if text.isascii():  # a flag of the string: no need to encode it
+        return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
 
 
@@ -204,6 +209,8 @@ def _mask_trailing_dash(prefix: str) -> str:
 
 def dns_label_errors(value: str, *, declarative: bool = False) -> list[str]:
     """RFC 1123 label problems; the declarative check (a `k8s-short-name` field) counts bytes."""
+    if len(value) <= 63 and _DNS_LABEL_RE.fullmatch(value):
+        return []  # the common case at once (what the pattern matches is ASCII: characters are bytes)
     errors = []
     if _nbytes(value) > 63:
         errors.append(_max_length_error(63, "bytes" if declarative else "characters"))
@@ -216,6 +223,8 @@ def dns_label_errors(value: str, *, declarative: bool = False) -> list[str]:
 
 
 def dns_subdomain_errors(value: str, *, declarative: bool = False) -> list[str]:
+    if len(value) <= 253 and _DNS_SUBDOMAIN_RE.fullmatch(value):
+        return []  # the common case at once (what the pattern matches is ASCII: characters are bytes)
     errors = []
     if _nbytes(value) > 253:
         errors.append(_max_length_error(253, "bytes" if declarative else "characters"))
@@ -227,6 +236,8 @@ def dns_subdomain_errors(value: str, *, declarative: bool = False) -> list[str]:
 def label_key_errors(value: str) -> list[str]:
     """Label key ("qualified name"): optional DNS-subdomain prefix, '/', name. Kubernetes 1.37 has
     one label key check for both validations, and its lengths are said in bytes."""
+    if len(value) <= 63 and _LABEL_KEY_RE.fullmatch(value):
+        return []  # a valid key without a prefix (the pattern has no slash and matches only ASCII)
     parts = value.split("/")
     errors = []
     if len(parts) == 1:
@@ -255,6 +266,8 @@ def label_key_errors(value: str) -> list[str]:
 def label_value_errors(value: str, *, declarative: bool = False) -> list[str]:
     """Label value problems. Kubernetes 1.37 has one label value check for both the handwritten
     and the declarative validation, and it counts (and says) bytes."""
+    if len(value) <= 63 and _LABEL_VALUE_RE.fullmatch(value):
+        return []  # the common case at once (what the pattern matches is ASCII: characters are bytes)
     errors = []
     if _nbytes(value) > 63:
         errors.append(_max_length_error(63, "bytes"))
@@ -456,6 +469,8 @@ def _meta_typed_fields() -> tuple[tuple[str, str], ...]:
 
 
 _META_TYPED_FIELDS = _meta_typed_fields()
+_META_TYPED_KEYS = frozenset(key for key, _ in _META_TYPED_FIELDS)
+_META_NAME_KEYS = frozenset({"name", "generateName", "namespace"})
 _TOP_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec"})
 _TOP_FIELDS_WITH_STATUS = _TOP_FIELDS | {"status"}
 _SLICE_SPEC_FIELDS = frozenset(apitypes.fields("ResourceSliceSpec"))
@@ -472,6 +487,7 @@ _CAPACITY_FIELDS = frozenset(apitypes.fields("DeviceCapacity"))
 _REQUEST_POLICY_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicy"))
 _RANGE_FIELDS = frozenset(apitypes.fields("CapacityRequestPolicyRange"))
 _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
+_ATTRIBUTE_FIELD_SET = frozenset(_ATTRIBUTE_FIELDS)
 _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
 _LIST_KIND_SET = frozenset(_LIST_ATTRIBUTE_KINDS)
 _ATTRIBUTE_MEMBERS = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
@@ -503,6 +519,7 @@ _TOLERATION_FIELDS = frozenset(apitypes.fields("DeviceToleration"))
 _ALLOCATION_FIELDS = frozenset(apitypes.fields("AllocationResult"))
 _ALLOCATION_DEVICES_FIELDS = frozenset(apitypes.fields("DeviceAllocationResult"))
 _CONSUMER_FIELDS = ("apiGroup", "resource", "name", "uid")
+_CONSUMER_FIELD_SET = frozenset(_CONSUMER_FIELDS)
 _RESULT_FIELDS = frozenset(apitypes.fields("DeviceRequestAllocationResult"))
 _ALLOCATION_CONFIG_FIELDS = frozenset(apitypes.fields("DeviceAllocationConfiguration"))
 _CLASS_SPEC_FIELDS = frozenset(apitypes.fields("DeviceClassSpec"))
@@ -636,8 +653,8 @@ class _Checker:
 
     def integer(self, d: dict, key: str, path) -> int | None:
         value = d.get(key)
-        if value is None:
-            return None
+        if value is None or (value.__class__ is int and _INT64_MIN <= value <= _INT64_MAX):
+            return value
         return self.as_int(value, path + (key,))
 
     def boolean(self, d: dict, key: str, path) -> bool | None:
@@ -664,26 +681,32 @@ class _Checker:
 
     def object_items(self, values: list, path):
         """(index, item path, object) for a list of objects, skipping ill-typed items."""
-        for index, item_path, item in self.items(values, path, null_as={}):
-            item = self.as_object(item, item_path)
-            if item is not None:
-                yield index, item_path, item
+        for index, item in enumerate(values):
+            if item.__class__ is not dict:
+                item = self.as_object({} if item is None else item, path + (index,))
+                if item is None:
+                    continue
+            yield index, path + (index,), item
 
     def string_items(self, values: list, path):
         """(index, item path, string) for a list of strings, skipping ill-typed items."""
-        for index, item_path, item in self.items(values, path, null_as=""):
-            item = self.as_string(item, item_path)
-            if item is not None:
-                yield index, item_path, item
+        for index, item in enumerate(values):
+            if item.__class__ is not str:
+                item = self.as_string("" if item is None else item, path + (index,))
+                if item is None:
+                    continue
+            yield index, path + (index,), item
 
     def map_items(self, mapping: dict, path):
         """(key as a string, value path, value) for a map."""
         for key, value in mapping.items():
-            name = _key_str(key)
+            name = key if key.__class__ is str else _key_str(key)
             yield name, path + (name,), value
 
     def fields(self, d: dict, known, path) -> None:
         """Warn about keys the v1 type does not have (server-side field validation, Warn mode)."""
+        if d.keys() <= known:  # `known` is a frozenset
+            return
         for key in d:
             name = key if key.__class__ is str else _key_str(key)
             if name not in known:
@@ -692,16 +715,24 @@ class _Checker:
     # -- names ----------------------------------------------------------------
 
     def dns_label(self, value: str, path) -> None:
-        self.invalid_each(path, value, dns_label_errors(value))
+        errors = dns_label_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def dns_subdomain(self, value: str, path) -> None:
-        self.invalid_each(path, value, dns_subdomain_errors(value))
+        errors = dns_subdomain_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def label_name(self, value: str, path) -> None:
-        self.invalid_each(path, value, label_key_errors(value))
+        errors = label_key_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def label_value(self, value: str, path) -> None:
-        self.invalid_each(path, value, label_value_errors(value))
+        errors = label_value_errors(value)
+        if errors:
+            self.invalid_each(path, value, errors)
 
     def short_name(self, value: str, path) -> None:
         """A field checked declaratively as a `k8s-short-name` (a DNS label)."""
@@ -841,6 +872,8 @@ class _Checker:
                 self.dns_label(namespace, path + ("namespace",))
             else:
                 self.warn(path + ("namespace",), f"ignored: {self.kind} is cluster-scoped")
+        if meta.keys() <= _META_NAME_KEYS:
+            return  # no labels, annotations, owners or other fields to check
         self.labels(meta, path)
         self.annotations(meta, path)
         self.owner_references(meta, path)
@@ -850,6 +883,8 @@ class _Checker:
         """The rest of ObjectMeta as the apiserver decodes it: a value of another type (or a time
         that is not RFC 3339) is refused before any check runs. The fields and their types come
         from ObjectMeta's Go type (apitypes.json)."""
+        if meta.keys().isdisjoint(_META_TYPED_KEYS):
+            return  # most objects have a name, labels, annotations and nothing else
         for key, decoded_as in _META_TYPED_FIELDS:
             if decoded_as == "string":
                 self.string(meta, key, path)
@@ -1141,6 +1176,8 @@ class _Checker:
         self.string(taint, "timeAdded", path)
 
     def binding_conditions(self, holder: dict, path) -> None:
+        if holder.get("bindingConditions") is None and holder.get("bindingFailureConditions") is None:
+            return  # neither list: nothing to check
         lists = {}
         for key in ("bindingConditions", "bindingFailureConditions"):
             list_path = path + (key,)
@@ -1383,11 +1420,14 @@ def _device(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
         c.invalid(path, values, f"the total number of attribute values must not exceed {ATTRIBUTE_VALUES_MAX}")
 
     attributes_path = path + ("attributes",)
-    for key, attribute_path, attribute in c.map_items(attributes, attributes_path):
-        c.qualified_name(key, attributes_path)
-        attribute = c.as_object({} if attribute is None else attribute, attribute_path)
-        if attribute is not None:
-            _attribute(c, attribute, attribute_path)
+    for key, attribute in attributes.items():
+        name = key if key.__class__ is str else _key_str(key)
+        c.qualified_name(name, attributes_path)
+        if attribute.__class__ is not dict:
+            attribute = c.as_object({} if attribute is None else attribute, attributes_path + (name,))
+            if attribute is None:
+                continue
+        _attribute(c, attribute, attributes_path, name)
 
     capacity_path = path + ("capacity",)
     for key, entry_path, entry in c.map_items(capacities, capacity_path):
@@ -1427,7 +1467,7 @@ def _count_attribute_values(attributes: dict) -> int:
     return count
 
 
-def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
+def _attribute(c: _Checker, attribute: dict, attributes_path: tuple, name: str) -> None:
     # An attribute of one scalar value is judged by its kind and value alone, and the same few
     # (`{int: 0}`, `{version: 1.2.0}`) come back on every device: those found valid are kept.
     memo = None
@@ -1438,13 +1478,13 @@ def _attribute(c: _Checker, attribute: dict, path: tuple) -> None:
         if memo in _GOOD_ATTRIBUTES:
             return
     found = len(c.problems)
-    _attribute_checked(c, attribute, path)
+    _attribute_checked(c, attribute, attributes_path + (name,))
     if memo is not None and len(c.problems) == found and len(_GOOD_ATTRIBUTES) < _MEMO_ENTRIES:
         _GOOD_ATTRIBUTES.add(memo)
 
 
 def _attribute_checked(c: _Checker, attribute: dict, path: tuple) -> None:
-    c.fields(attribute, _ATTRIBUTE_FIELDS, path)
+    c.fields(attribute, _ATTRIBUTE_FIELD_SET, path)
     present = [kind for kind in _ATTRIBUTE_FIELDS if attribute.get(kind) is not None]
     for kind in present:
         value_path = path + (kind,)
@@ -1800,7 +1840,8 @@ def _compatibility_groups(c: _Checker, consumption: dict, path: tuple) -> None:
 
 def _device_node_selection(c: _Checker, device: dict, path: tuple, per_device: bool) -> None:
     if not per_device:
-        if any(device.get(key) is not None for key in ("nodeName", "nodeSelector", "allNodes")):
+        if (device.get("nodeName") is not None or device.get("nodeSelector") is not None
+                or device.get("allNodes") is not None):
             c.invalid(
                 path,
                 None,
@@ -1984,7 +2025,7 @@ def _reserved_for(c: _Checker, status: dict, allocated: bool) -> None:
     else:
         seen = set()
         for _, item_path, consumer in c.object_items(consumers, path):
-            c.fields(consumer, _CONSUMER_FIELDS, item_path)
+            c.fields(consumer, _CONSUMER_FIELD_SET, item_path)
             values = {key: c.string(consumer, key, item_path) for key in _CONSUMER_FIELDS}
             for key in ("resource", "name", "uid"):
                 if not values[key] and (values[key] is not None or consumer.get(key) is None):
