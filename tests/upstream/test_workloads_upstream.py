@@ -36,6 +36,7 @@ from tests.upstream.scheduler import compare, compare_pod
 EXAMPLES = int(os.environ.get("DRA_WORKLOAD_EXAMPLES", "200"))
 HASH_EXAMPLES = int(os.environ.get("DRA_TEMPLATE_HASH_EXAMPLES", "300"))
 GANG_EXAMPLES = int(os.environ.get("DRA_GANG_EXAMPLES", "150"))
+CYCLE_EXAMPLES = int(os.environ.get("DRA_CYCLE_EXAMPLES", "150"))
 NODE_ALLOCATABLE_EXAMPLES = int(os.environ.get("DRA_NODE_ALLOCATABLE_EXAMPLES", "150"))
 REGRESSIONS = Path(__file__).resolve().parent / "regressions" / "workloads"
 CASES = sorted(p.name for p in REGRESSIONS.iterdir() if (p / "upstream.json").is_file()) if REGRESSIONS.is_dir() else []
@@ -150,6 +151,50 @@ def test_the_queue_comparison_is_not_blind(scheduler):
             break
     gangs[0]["queue"] = {"entity": "pod"}
     assert _queue_differences(text, gates, theirs)
+
+
+def _cycle_differences(text, gates, theirs):
+    """Where the engine differs from kube-scheduler's own loop (the oracle's "cycle" answer): its queue's
+    order, pod group cycles, gangs bound all or none, pods PreEnqueue keeps out. A pod that was never
+    tried (gated, or left when its gang's cycle stopped) has no node verdicts upstream; its message is
+    the plugin's (for a gated pod, the PreEnqueue message, which no event shows)."""
+    if "error" in theirs:
+        return [f"the oracle failed: {theirs['error'][:2000]}"]
+    answer = json.loads(json.dumps(theirs))
+    for pod in answer["pods"]:
+        cycle = pod.get("cycle") or {}
+        if cycle.get("entity") == "gated":
+            pod["message"] = cycle.get("gate")
+    mine = wd.ours(text, gates)
+    return compare(mine, answer) + wd.compare_sharing(mine, answer)
+
+
+def test_the_pod_group_cycle_agrees_with_kube_schedulers_own_loop(scheduler):
+    """The engine's queue order, pod group cycles (a gang binds all or none, with the scheduler's message
+    for the pods it took back), and gated pods, against a real kube-scheduler's ScheduleOne loop on the
+    same objects (DRA_CYCLE_EXAMPLES generated scenarios, 150 in `make test`)."""
+    failures, seen = [], set()
+    for seed in range(CYCLE_EXAMPLES):
+        text, gates = wd.cycle_case(seed)
+        theirs = scheduler.request({**wd.oracle_request(text, gates), "cycle": True})
+        assert "pods" in theirs, theirs.get("error")
+        seen |= {_cycle_kind(p) for p in theirs["pods"]}
+        differences = _cycle_differences(text, gates, theirs)
+        if differences:
+            failures.append(f"seed {seed} (gates {gates}):\n  " + "\n  ".join(differences[:5]))
+    assert not failures, f"{len(failures)} of {CYCLE_EXAMPLES} disagree:\n" + "\n".join(failures[:5])
+    assert {"pod", "bound", "gated", "group scheduled", "gang taken back", "gang pod that did not fit"} <= seen, seen
+
+
+def _cycle_kind(pod: dict) -> str:
+    cycle = pod.get("cycle") or {}
+    if cycle.get("entity") != "podGroup":
+        return cycle.get("entity", "")
+    if pod["outcome"] == "scheduled":
+        return "group scheduled"
+    if (pod.get("message") or "").startswith("pod group is unschedulable"):
+        return "gang taken back"
+    return "gang pod that did not fit" if (cycle.get("minCount") or 0) > 1 else "basic group pod that did not fit"
 
 
 def test_node_allocatable_resources_are_said_not_modelled_for_exactly_the_pods_they_touch(scheduler):
