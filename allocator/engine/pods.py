@@ -759,22 +759,40 @@ def schedule_pods(
 
 
 def _pod_group_cycle(turn, one, cluster: _Claims, capacity: _Capacity, pods: list) -> dict:
-    """One pod group cycle (scheduleOnePodGroup with the default algorithm): the group's pods tried in
-    the queue's order, each placed as one by one would (the pods placed before it in the cycle count),
-    GangScheduling's PlacementFeasible after each. When the group can no longer reach minCount (1 for a
-    basic group) the cycle stops, every pod it placed is taken back, and the pods not tried yet get the
-    plugin's message; a placed pod's message then says the group is unschedulable. Returns the results
-    by id of the input pod."""
+    """The pod group cycles of one queue entity (scheduleOnePodGroup with the default algorithm): the
+    group's pods tried in the queue's order, each placed as one by one would (the pods placed before
+    it in the cycle count), GangScheduling's PlacementFeasible after each. When the group can no
+    longer reach minCount (1 for a basic group) the cycle stops; for a gang every pod it placed is
+    taken back, and the pods not tried yet get the plugin's message; a placed pod's message then says
+    the group is unschedulable. A cycle that bound some pods and left others requeues those at once
+    (the queue keeps their turn): they are tried again in a new cycle, until one binds none. Returns
+    the results by id of the input pod."""
     group = turn.group
     min_count = group.min_count if group.min_count and group.min_count > 1 else 1
-    scheduled = podgroups.scheduled_count(group, pods)
-    remaining = len(turn.pods)
-    saved = (dict(cluster.by_key), capacity.save())
     results: dict = {}
+    queued = list(turn.pods)
+    while queued:
+        failed, tried = _one_pod_group_cycle(group, min_count, queued, one, cluster, capacity, pods, results)
+        if failed is not None or not any(r.outcome == SCHEDULED for r in tried):
+            break
+        queued = [raw for raw in queued if results[id(raw)].outcome == PENDING]
+    return results
+
+
+def _one_pod_group_cycle(group, min_count: int, queued: list, one, cluster: _Claims, capacity: _Capacity,
+                         pods: list, results: dict) -> tuple:
+    """One pod group cycle over `queued`; fills `results`. Returns (the PlacementFeasible message when
+    the group cannot reach minCount, else None; the results of the pods tried)."""
+    scheduled = podgroups.scheduled_count(group, pods) + sum(
+        1 for r in results.values() if r.outcome == SCHEDULED)
+    remaining = len(queued)
+    saved = (dict(cluster.by_key), capacity.save())
+    tried = []
     failed = None
-    for raw in turn.pods:
+    for raw in queued:
         result = one(raw)
         results[id(raw)] = result
+        tried.append(result)
         remaining -= 1
         if result.outcome == SCHEDULED:
             scheduled += 1
@@ -782,10 +800,10 @@ def _pod_group_cycle(turn, one, cluster: _Claims, capacity: _Capacity, pods: lis
         if failed is not None:
             break
     if failed is None or min_count == 1:  # a basic group: every pod keeps its own answer
-        return results
-    placed = [r for r in results.values() if r.outcome == SCHEDULED]
-    _take_back(cluster, capacity, saved, placed)
-    failing = next((r for r in results.values() if r.outcome == PENDING), None)
+        return failed, tried
+    placed = [r for r in tried if r.outcome == SCHEDULED]
+    _take_back(cluster, capacity, saved, tried)
+    failing = next((r for r in tried if r.outcome == PENDING), None)
     for result in placed:
         result.outcome, result.node = PENDING, None
         result.message = Sentence(f"{podgroups.GROUP_UNSCHEDULABLE}, {failed}", "group-unschedulable",
@@ -796,12 +814,11 @@ def _pod_group_cycle(turn, one, cluster: _Claims, capacity: _Capacity, pods: lis
             f"PodGroup {group.key} is a gang (minCount {min_count}): because this pod does not fit, fewer than "
             f"{min_count} of its pods can be scheduled, and kube-scheduler binds none of them",
             "gang-blocked", group=group.key, count=min_count))
-    for raw in turn.pods:
-        if id(raw) not in results:  # not tried: the cycle stopped before it
-            result = one(raw, Sentence(failed, "group-not-tried", reason=failed))
-            result.notes.append(_gang_failed_note(group, failing, min_count))
-            results[id(raw)] = result
-    return results
+    for raw in queued[len(tried):]:  # not tried: the cycle stopped before them
+        result = one(raw, Sentence(failed, "group-not-tried", reason=failed))
+        result.notes.append(_gang_failed_note(group, failing, min_count))
+        results[id(raw)] = result
+    return failed, tried
 
 
 def _gang_failed_note(group, failing, min_count: int) -> Sentence:
@@ -814,7 +831,7 @@ def _gang_failed_note(group, failing, min_count: int) -> Sentence:
                     "gang-failed", group=group.key, count=min_count, pod=failing.key, message=failing.message)
 
 
-def _take_back(cluster: _Claims, capacity: _Capacity, saved: tuple, placed: list) -> None:
+def _take_back(cluster: _Claims, capacity: _Capacity, saved: tuple, tried: list) -> None:
     """Undo the pods a failed pod group cycle placed: the claims as they were before the cycle (a claim
     made during it stays made, without allocation or reservation), the nodes' usage as it was."""
     claims, usage = saved
@@ -828,7 +845,7 @@ def _take_back(cluster: _Claims, capacity: _Capacity, saved: tuple, placed: list
             cluster.by_key[key] = build_claim(raw, claim.ref)
     cluster.refresh()
     capacity.restore(usage)
-    for result in placed:
+    for result in tried:
         for view in result.claims:
             current = cluster.get(view.namespace, view.name) if view.name else None
             status = (current.raw.get("status") or {}) if current is not None else {}

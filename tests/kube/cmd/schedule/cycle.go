@@ -8,7 +8,7 @@ package main
 // runs on the dump's objects in a fake API server. Bound pods and every other object are there from
 // the start; the pending pods are then created one after another in input order, each waited for
 // until the queue holds it, as pods created in that order would arrive. Then ScheduleOne runs while
-// the active queue holds a pod not yet tried; after each, the oracle waits until the bindings it
+// the active queue holds anything; after each, the oracle waits until the bindings it
 // started are done and the informers have seen their writes. Two things are replaced, so that
 // answers repeat and compare with the pod-by-pod oracle: SchedulePod (the scheduler's field for its
 // per-pod algorithm) is the oracle's decide (every node filtered, the first by name among the best
@@ -168,7 +168,6 @@ func runScheduler(ctx context.Context, d *dump) ([]podAnswer, []podGroupAnswer, 
 	decisions := map[string]*podAnswer{}
 	failures := map[string]failure{}
 	cycles := map[string]*cycleAnswer{}
-	attempted := map[types.UID]bool{}
 	key := func(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }
 
 	sched.SchedulePod = func(ctx context.Context, f framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
@@ -240,7 +239,6 @@ func runScheduler(ctx context.Context, d *dump) ([]podAnswer, []podGroupAnswer, 
 				v.Order = order
 			}
 			cycles[key(info.Pod)] = &v
-			attempted[info.Pod.UID] = true
 			return true
 		})
 		mu.Unlock()
@@ -272,15 +270,12 @@ func runScheduler(ctx context.Context, d *dump) ([]podAnswer, []podGroupAnswer, 
 			return nil, nil, fmt.Errorf("pod %s/%s never reached the scheduling queue", pod.Namespace, pod.Name)
 		}
 	}
-	for {
-		fresh := false
-		mu.Lock()
-		for _, p := range sched.SchedulingQueue.PodsInActiveQ() {
-			fresh = fresh || !attempted[p.UID]
-		}
-		mu.Unlock()
-		if !fresh {
-			break
+	// Pods that fail go back with an hour's backoff, so the active queue empties: every pod is tried
+	// once, except the pods a pod group cycle that bound others left, which the queue puts back at
+	// once (AddAttemptedPodGroupIfNeeded), to be tried again in the next cycle.
+	for cycles := 0; len(sched.SchedulingQueue.PodsInActiveQ()) > 0; cycles++ {
+		if cycles > 10*len(pending)+10 {
+			return nil, nil, fmt.Errorf("the scheduling queue did not empty")
 		}
 		sched.ScheduleOne(ctx)
 		if err := waitUntil(func() bool { return settled(ctx, sched, client, factory, pending) }); err != nil {
