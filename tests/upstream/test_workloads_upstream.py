@@ -13,9 +13,11 @@ StatefulSet controllers' (the podhash oracle), over DRA_TEMPLATE_HASH_EXAMPLES g
 (300 in `make test`) and every workload template of the real manifests; each must be vouched for (not
 an estimate) and agree. The stored regressions (tests/upstream/regressions/workloads) run without Go.
 
-What the playground does not model is said on exactly the pods it touches, judged by the oracle: the
-pod group cycle (the real scheduling queue's "queue" answer, DRA_GANG_EXAMPLES scenarios, 150 in
-`make test`) and DRANodeAllocatableResources (the oracle counts the mapped resources as kube-scheduler
+The pod group cycle against a real kube-scheduler's ScheduleOne loop (the oracle's "cycle" answer,
+DRA_CYCLE_EXAMPLES scenarios, 150 in `make test`; the stored regressions in
+tests/upstream/regressions/cycle run without Go), and the gang notes against the real queue's entities
+(its "queue" answer, DRA_GANG_EXAMPLES scenarios, 150 in `make test`). What the playground does not
+model is said on exactly the pods it touches, judged by the oracle: DRANodeAllocatableResources (the oracle counts the mapped resources as kube-scheduler
 does; DRA_NODE_ALLOCATABLE_EXAMPLES scenarios, 150 in `make test`).
 """
 import json
@@ -125,10 +127,9 @@ def _queue_differences(text, gates, theirs):
     return failures
 
 
-def test_the_playground_says_not_modelled_for_exactly_the_pods_the_queue_takes_in_a_gang(scheduler):
-    """The pod-by-pod cycle is what the playground runs. The real scheduling queue (the oracle's
-    "queue" answer) shows which pods kube-scheduler instead takes in a gang's pod group cycle or keeps
-    out of the queue; those pods, and only those, say so."""
+def test_the_playground_says_gang_and_kept_out_for_exactly_the_pods_the_queue_takes_so(scheduler):
+    """The real scheduling queue (the oracle's "queue" answer) shows which pods kube-scheduler takes
+    in a gang's pod group cycle or keeps out of the queue; those pods, and only those, say so."""
     failures, seen = [], set()
     for seed in range(GANG_EXAMPLES):
         text, gates = wd.gang_case(seed)
