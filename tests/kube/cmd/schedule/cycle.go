@@ -270,6 +270,22 @@ func runScheduler(ctx context.Context, d *dump) ([]podAnswer, []podGroupAnswer, 
 			return nil, nil, fmt.Errorf("pod %s/%s never reached the scheduling queue", pod.Namespace, pod.Name)
 		}
 	}
+	// The event handlers move a gang's gated pods to the active queue when its last pod arrives, after
+	// that pod is queued: wait until every pod that PreEnqueue lets in is active.
+	if err := waitUntil(func() bool {
+		active := map[types.UID]bool{}
+		for _, p := range sched.SchedulingQueue.PodsInActiveQ() {
+			active[p.UID] = true
+		}
+		for _, pod := range pending {
+			if plugin, _ := gate(ctx, profile, pod); !active[pod.UID] && plugin == "" {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		return nil, nil, fmt.Errorf("the scheduling queue did not take the pods in")
+	}
 	// Pods that fail go back with an hour's backoff, so the active queue empties: every pod is tried
 	// once, except the pods a pod group cycle that bound others left, which the queue puts back at
 	// once (AddAttemptedPodGroupIfNeeded), to be tried again in the next cycle.
