@@ -90,36 +90,13 @@ func runScheduler(ctx context.Context, d *dump) ([]podAnswer, []podGroupAnswer, 
 	defer cancel()
 	logger := klog.FromContext(ctx)
 
-	var objects []runtime.Object
-	for _, o := range d.nodes {
-		objects = append(objects, o)
-	}
-	for _, o := range d.namespaces {
-		objects = append(objects, o)
-	}
 	var pending []*v1.Pod
-	for _, o := range d.pods {
-		if o.Spec.NodeName == "" {
-			pending = append(pending, o)
-		} else {
-			objects = append(objects, o)
+	for _, pod := range d.pods {
+		if pod.Spec.NodeName == "" {
+			pending = append(pending, pod)
 		}
 	}
-	for _, o := range d.classes {
-		objects = append(objects, o)
-	}
-	for _, o := range d.slices {
-		objects = append(objects, o)
-	}
-	for _, o := range d.claims {
-		objects = append(objects, o)
-	}
-	for _, o := range d.templates {
-		objects = append(objects, o)
-	}
-	for _, o := range d.taintRules {
-		objects = append(objects, o)
-	}
+	objects := d.objects(func(pod *v1.Pod) bool { return pod.Spec.NodeName != "" })
 	for _, o := range podGroupsOf[d] {
 		objects = append(objects, o)
 	}
@@ -442,4 +419,36 @@ func (f *recordingFramework) RunPodGroupPostFilterPlugins(ctx context.Context, s
 		f.mu.Unlock()
 	}
 	return result, status
+}
+
+// objects lists the dump's objects for the fake API server, kind by kind, the pods that keep says.
+func (d *dump) objects(keep func(*v1.Pod) bool) []runtime.Object {
+	var objects []runtime.Object
+	for _, o := range d.nodes {
+		objects = append(objects, o)
+	}
+	for _, o := range d.namespaces {
+		objects = append(objects, o)
+	}
+	for _, o := range d.pods {
+		if keep(o) {
+			objects = append(objects, o)
+		}
+	}
+	for _, o := range d.classes {
+		objects = append(objects, o)
+	}
+	for _, o := range d.slices {
+		objects = append(objects, o)
+	}
+	for _, o := range d.claims {
+		objects = append(objects, o)
+	}
+	for _, o := range d.templates {
+		objects = append(objects, o)
+	}
+	for _, o := range d.taintRules {
+		objects = append(objects, o)
+	}
+	return objects
 }

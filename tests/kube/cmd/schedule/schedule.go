@@ -127,31 +127,7 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		metricsRegistered = true
 	}
 	logger := klog.FromContext(ctx)
-	var objects []runtime.Object
-	for _, o := range d.nodes {
-		objects = append(objects, o)
-	}
-	for _, o := range d.namespaces {
-		objects = append(objects, o)
-	}
-	for _, o := range d.pods {
-		objects = append(objects, o)
-	}
-	for _, o := range d.classes {
-		objects = append(objects, o)
-	}
-	for _, o := range d.slices {
-		objects = append(objects, o)
-	}
-	for _, o := range d.claims {
-		objects = append(objects, o)
-	}
-	for _, o := range d.templates {
-		objects = append(objects, o)
-	}
-	for _, o := range d.taintRules {
-		objects = append(objects, o)
-	}
+	objects := d.objects(func(*v1.Pod) bool { return true })
 	client := newFakeClient(objects)
 	factory := informers.NewSharedInformerFactory(client, 0)
 
