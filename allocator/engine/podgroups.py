@@ -264,8 +264,8 @@ def queue_turns(pods, groups: dict, generic: bool) -> list[Turn]:
 
 
 def placement_feasible(min_count: int, scheduled: int, remaining: int) -> str | None:
-    """GangScheduling's PlacementFeasible: "unschedulable" with its message when the group can no
-    longer reach minCount, "wait" while it has not yet, None when it has."""
+    """GangScheduling's PlacementFeasible, for the part the cycle acts on: its message when the group
+    can no longer reach minCount (the cycle stops), else None (it goes on, or has reached it)."""
     if remaining + scheduled < min_count:
         return CANNOT_SATISFY.format(count=min_count, scheduled=scheduled, remaining=remaining)
     return None

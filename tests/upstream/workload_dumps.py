@@ -121,6 +121,18 @@ def case(seed: int) -> tuple[str, dict]:
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 
 
+def _member(kind: str, name: str, spec: dict, rng: random.Random, node: str, bound: float,
+            may_bind: bool = True) -> dict:
+    """A workload of `kind`, or a bare pod, bound to `node` (running) with chance `bound`."""
+    if kind != "Pod":
+        return _workload(kind, name, spec, rng)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+    if rng.random() < bound and may_bind:
+        spec["nodeName"] = node
+        pod["status"] = {"phase": "Running"}
+    return pod
+
+
 def gang_case(seed: int) -> tuple[str, dict]:
     """(scenario text, gates) for one seed of the queue differential: PodGroups with a gang policy
     (minCount 1 to 4) or a basic one, their pods from Jobs, Deployments and bare pods (sometimes
@@ -138,16 +150,7 @@ def gang_case(seed: int) -> tuple[str, dict]:
     for i in range(rng.randint(1, 4)):
         kind = rng.choice(["Job", "Deployment", "Pod", "Pod"])
         group = rng.choice(groups + groups + ["missing", None])
-        spec = _pod_spec(rng, [], group)
-        name = f"w{i}"
-        if kind == "Pod":
-            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
-            if rng.random() < 0.2:
-                spec["nodeName"] = nodes[0]
-                pod["status"] = {"phase": "Running"}
-            objects.append(pod)
-        else:
-            objects.append(_workload(kind, name, spec, rng))
+        objects.append(_member(kind, f"w{i}", _pod_spec(rng, [], group), rng, nodes[0], 0.2))
     gates = rng.choice([GENERIC_ONLY, GENERIC_ONLY, GROUP_GATES, {}])
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 
@@ -181,16 +184,7 @@ def cycle_case(seed: int) -> tuple[str, dict]:
         kind = rng.choice(["Job", "Deployment", "Pod", "Pod"])
         group = rng.choice(groups + groups + ["missing", None])
         claims = [("gpu", {"resourceClaimTemplateName": "one-gpu"})] if rng.random() < 0.4 else []
-        spec = _pod_spec(rng, claims, group)
-        name = f"w{i}"
-        if kind == "Pod":
-            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
-            if rng.random() < 0.15 and not claims:
-                spec["nodeName"] = nodes[0]
-                pod["status"] = {"phase": "Running"}
-            objects.append(pod)
-        else:
-            objects.append(_workload(kind, name, spec, rng))
+        objects.append(_member(kind, f"w{i}", _pod_spec(rng, claims, group), rng, nodes[0], 0.15, may_bind=not claims))
     gates = rng.choice([GENERIC_ONLY, GENERIC_ONLY, GROUP_GATES, {}])
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 
