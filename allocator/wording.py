@@ -622,6 +622,14 @@ def pod_message_gloss(pod) -> str:
 def _message_gloss(message: str) -> str:
     if in_source_language() or not message:
         return ""
+    form = getattr(message, "form", "")
+    if form == "gang-waiting":
+        return _("The pod waits outside the scheduling queue until %(count)s pods of its gang %(group)s exist "
+                 "(there are %(have)s).") % message.parts
+    if form == "group-waiting":
+        return _("The pod waits outside the scheduling queue until its PodGroup %(group)s exists.") % message.parts
+    if form in ("group-unschedulable", "group-not-tried"):
+        return _("Its pod group cannot be scheduled (%(reason)s), so no pod of it is bound.") % message.parts
     if getattr(message, "form", "") == "scheduling-gates":
         return ngettext("The pod waits until its scheduling gate %(gates)s is removed.",
                         "The pod waits until its scheduling gates %(gates)s are removed.",
@@ -740,19 +748,31 @@ _NOTES = {
         "kube-scheduler writes the ones it works out, it merges them into these by claim name (a strategic merge "
         "patch), and the playground shows the ones it works out alone"),
     "group-missing": gettext_noop(
-        "not modelled: the pod belongs to PodGroup %(group)s, which the scenario does not hold: kube-scheduler keeps "
-        "the pod out of its scheduling queue until that PodGroup exists; the playground schedules it on its own, with "
-        "claims of its own"),
+        "the pod belongs to PodGroup %(group)s, which the scenario does not hold: kube-scheduler keeps the pod out of "
+        "its scheduling queue (GangScheduling PreEnqueue) until that PodGroup exists"),
     "gang-short": gettext_noop(
-        "not modelled: PodGroup %(group)s asks for gang scheduling (minCount %(count)s) and the scenario holds "
-        "%(have)s of its pods: kube-scheduler keeps them all out of its scheduling queue until %(count)s exist, so "
-        "none is scheduled; the playground places them one by one"),
+        "PodGroup %(group)s asks for gang scheduling (minCount %(count)s) and the scenario holds %(have)s of its pods: "
+        "kube-scheduler keeps them all out of its scheduling queue (GangScheduling PreEnqueue) until %(count)s exist, "
+        "so none is scheduled"),
     "group-claims-gate-off": gettext_noop(
         "%(gate)s is off: PodGroup %(group)s's resourceClaims are not consulted, every pod gets and reserves claims "
         "of its own"),
     "gang": gettext_noop(
-        "PodGroup %(group)s asks for gang scheduling (minCount %(count)s): kube-scheduler binds all or none of its "
-        "pods; the playground places them one by one and does not undo the ones that fit"),
+        "PodGroup %(group)s asks for gang scheduling (minCount %(count)s): kube-scheduler takes its pending pods "
+        "together in one pod group cycle and binds all of them or none"),
+    "group-cycle": gettext_noop(
+        "PodGroup %(group)s: kube-scheduler takes its pending pods together in one pod group cycle, at the turn of the "
+        "first of them, and binds each one that fits"),
+    "gang-failed": gettext_noop(
+        "PodGroup %(group)s is a gang (minCount %(count)s) and pod %(pod)s does not fit (%(message)s), so fewer than "
+        "%(count)s of its pods can be scheduled: kube-scheduler binds none of them and this pod stays Pending although "
+        "a node was found for it"),
+    "gang-failed-none": gettext_noop(
+        "PodGroup %(group)s cannot have %(count)s of its pods scheduled: kube-scheduler binds none of them in this "
+        "cycle"),
+    "gang-blocked": gettext_noop(
+        "PodGroup %(group)s is a gang (minCount %(count)s): because this pod does not fit, fewer than %(count)s of its "
+        "pods can be scheduled, and kube-scheduler binds none of them"),
     "binding-conditions": gettext_noop(
         "not bound yet: device %(device)s of claim %(claim)s has bindingConditions %(conditions)s; kube-scheduler "
         "waits in PreBind (event \"waiting for binding conditions for device on node %(node)s\"), checking every "

@@ -13,8 +13,17 @@ the PodGroup) instead of for each pod:
 
 With the gate off (in the scheduler, which stands in for kube-controller-manager here) the group's
 claims are not consulted: every pod gets its own claim from a template and reserves claims for
-itself, as before pod groups. The gang part of a PodGroup (`schedulingPolicy.gang.minCount`: all
-or none of the group's pods bound) is not modelled: pods are still placed one by one, and a note says so.
+itself, as before pod groups.
+
+The pod group cycle (GenericWorkload on), as kube-scheduler 1.37.2's queue and scheduleOnePodGroup
+run it: the queue takes the pending pods of a PodGroup together, as one entity, at the turn of the
+first of them to arrive (`queue_turns`); the group's pods are tried one after another (priority,
+then arrival), each placed where it fits as one by one would, and after each the GangScheduling
+plugin's PlacementFeasible judges the group (`placement_feasible`): a gang (`minCount` above 1)
+whose pods can no longer reach minCount stops the cycle, and every pod it placed is taken back (no
+pod of the gang is bound); otherwise the pods that fit are bound. The GangScheduling PreEnqueue keeps
+out of the queue the pods of a gang that has fewer than minCount pods (pending or bound), and the
+pods of a PodGroup that does not exist (`preenqueue_gate`).
 """
 from __future__ import annotations
 
@@ -182,26 +191,111 @@ def make_claim(group: PodGroup, claim_name: str, template) -> object:
                         "spec": copy.deepcopy(template.claim_spec)}, template.ref)
 
 
-GANG_NOTE = ("PodGroup {key} asks for gang scheduling (minCount {count}): kube-scheduler binds all or none of "
-             "its pods; the playground places them one by one and does not undo the ones that fit")
-SHORT_GANG_NOTE = ("not modelled: PodGroup {key} asks for gang scheduling (minCount {count}) and the scenario holds "
-                   "{have} of its pods: kube-scheduler keeps them all out of its scheduling queue until {count} exist, "
-                   "so none is scheduled; the playground places them one by one")
-MISSING_GROUP_NOTE = ("not modelled: the pod belongs to PodGroup {key}, which the scenario does not hold: kube-scheduler "
-                      "keeps the pod out of its scheduling queue until that PodGroup exists; the playground schedules it "
-                      "on its own, with claims of its own")
+# The GangScheduling plugin's own words (PreEnqueue, PlacementFeasible) and the scheduler's for the
+# pods of a failed pod group cycle (errPodGroupUnschedulable).
+GANG_WAITING = "waiting for minCount pods from a gang to appear in scheduling queue"
+GROUP_WAITING = 'waiting for pods\'s pod group "{name}" to appear in scheduling queue'
+CANNOT_SATISFY = "minCount ({count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
+GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+
+
+@dataclass
+class Turn:
+    """One entity the scheduling queue pops: a pod alone (group None), or the pending pods of a
+    PodGroup together; `gate` is the PreEnqueue message when the queue never pops it."""
+
+    pods: list
+    group: PodGroup | None = None
+    gate: Sentence | None = None
+
+
+def _priority(pod) -> int:
+    value = (pod.raw.get("spec") or {}).get("priority")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _counted(pod) -> bool:
+    return ((pod.raw.get("status") or {}).get("phase")) not in ("Succeeded", "Failed")
+
+
+def preenqueue_gate(pod, groups: dict, pods) -> Sentence | None:
+    """The GangScheduling PreEnqueue verdict for a pending pod of a pod group: None when it may enter
+    the queue, else the plugin's message (the PodGroup does not exist; a gang has fewer than minCount
+    pods, pending or bound, that have not finished)."""
+    name = group_of(pod)
+    if not name:
+        return None
+    group = groups.get(f"{pod.namespace}/{name}")
+    if group is None:
+        return Sentence(GROUP_WAITING.format(name=name), "group-waiting", group=f"{pod.namespace}/{name}")
+    if not group.min_count or group.min_count <= 1:
+        return None
+    have = sum(1 for p in pods if p.namespace == group.namespace and group_of(p) == group.name and _counted(p))
+    if have < group.min_count:
+        return Sentence(GANG_WAITING, "gang-waiting", group=group.key, count=group.min_count, have=have)
+    return None
+
+
+def queue_turns(pods, groups: dict, generic: bool) -> list[Turn]:
+    """The scheduling queue's entities in the order it pops them. Without GenericWorkload every pod is
+    its own entity, in input order. With it, the pending pods of one PodGroup form one entity at the
+    turn of the first of them (their order within: priority, then arrival); a pod kept out by
+    PreEnqueue forms a gated entity (never popped) at its own turn. Bound pods keep their turns (the
+    scheduler's cache holds them from the start)."""
+    turns: list[Turn] = []
+    entities: dict = {}
+    for pod in pods:
+        name = group_of(pod) if generic and not pod.node_name else None
+        if name is None:
+            turns.append(Turn([pod]))
+            continue
+        gate = preenqueue_gate(pod, groups, pods)
+        if gate is not None:
+            turns.append(Turn([pod], groups.get(f"{pod.namespace}/{name}"), gate))
+            continue
+        key = f"{pod.namespace}/{name}"
+        if key not in entities:
+            entities[key] = Turn([], groups[key])
+            turns.append(entities[key])
+        entities[key].pods.append(pod)
+    for turn in entities.values():
+        turn.pods.sort(key=lambda p: -_priority(p))  # stable: arrival order among equals
+    return turns
+
+
+def placement_feasible(min_count: int, scheduled: int, remaining: int) -> str | None:
+    """GangScheduling's PlacementFeasible, for the part the cycle acts on: its message when the group
+    can no longer reach minCount (the cycle stops), else None (it goes on, or has reached it)."""
+    if remaining + scheduled < min_count:
+        return CANNOT_SATISFY.format(count=min_count, scheduled=scheduled, remaining=remaining)
+    return None
+
+
+def scheduled_count(group: PodGroup, pods) -> int:
+    """The group's pods the scheduler's cache holds as scheduled before its cycle: those bound in the
+    input that have not finished."""
+    return sum(1 for p in pods if p.namespace == group.namespace and group_of(p) == group.name
+               and p.node_name and _counted(p))
+
+
+GANG_NOTE = ("PodGroup {key} asks for gang scheduling (minCount {count}): kube-scheduler takes its pending pods "
+             "together in one pod group cycle and binds all of them or none")
+GROUP_NOTE = ("PodGroup {key}: kube-scheduler takes its pending pods together in one pod group cycle, at the turn of "
+              "the first of them, and binds each one that fits")
+SHORT_GANG_NOTE = ("PodGroup {key} asks for gang scheduling (minCount {count}) and the scenario holds {have} of its "
+                   "pods: kube-scheduler keeps them all out of its scheduling queue (GangScheduling PreEnqueue) until "
+                   "{count} exist, so none is scheduled")
+MISSING_GROUP_NOTE = ("the pod belongs to PodGroup {key}, which the scenario does not hold: kube-scheduler keeps the "
+                      "pod out of its scheduling queue (GangScheduling PreEnqueue) until that PodGroup exists")
 
 
 def gang_notes(group: PodGroup, pods) -> list[Sentence]:
-    """What the playground says of a pod of `group` (GenericWorkload on) about the pod group cycle it
-    does not run. kube-scheduler's queue takes the group's pending pods together; for a gang
-    (minCount above 1) its cycle binds all or none, and its GangScheduling PreEnqueue keeps every pod
-    of the group out of the queue while fewer than minCount of them (pending or bound, not finished)
-    exist. A group without a gang places its pods as one by one does, and gets no note."""
+    """What the playground says of a pod of `group` (GenericWorkload on) about its pod group cycle: a
+    gang (minCount above 1) binds all or none, and is kept out of the queue while fewer than minCount
+    of its pods (pending or bound, not finished) exist; a basic group is tried together."""
     if not group.min_count or group.min_count <= 1:
-        return []
-    have = sum(1 for p in pods if p.namespace == group.namespace and group_of(p) == group.name
-               and ((p.raw.get("status") or {}).get("phase")) not in ("Succeeded", "Failed"))
+        return [Sentence(GROUP_NOTE.format(key=group.key), "group-cycle", group=group.key)]
+    have = sum(1 for p in pods if p.namespace == group.namespace and group_of(p) == group.name and _counted(p))
     if have < group.min_count:
         return [Sentence(SHORT_GANG_NOTE.format(key=group.key, count=group.min_count, have=have), "gang-short",
                          group=group.key, count=group.min_count, have=have)]

@@ -488,6 +488,13 @@ class _Capacity:
     def pods_on(self, node_name: str) -> list:
         return self.placed.get(node_name, [])
 
+    def save(self) -> tuple:
+        """What a failed pod group cycle puts back (restore)."""
+        return copy.deepcopy(self.usage), {node: list(views) for node, views in self.placed.items()}
+
+    def restore(self, saved: tuple) -> None:
+        self.usage, self.placed = copy.deepcopy(saved[0]), {node: list(views) for node, views in saved[1].items()}
+
 
 def _devices(allocator: Allocator) -> list:
     out = []
@@ -809,17 +816,25 @@ def schedule_pods(
                 f"{left_out} DaemonSet pod{'s' if left_out > 1 else ''} made for other nodes than {node_name} "
                 "left out: the run asks about that node only", "daemon-pods-left-out", count=left_out,
                 node=node_name), severity=WARNING))
-    for raw in pods:
+    def one(raw, gate=None) -> PodResult:
         pod = _pod(raw)
         result, pod_claims = _schedule_one(pod, scenario=scenario, cluster=cluster, capacity=capacity, index=index,
                                            names=names, features=features, options=options,
-                                           explain_result=explain_result, groups=groups, generic=generic)
+                                           explain_result=explain_result, groups=groups, generic=generic, gate=gate)
         used.update(c.key for c in pod_claims)
         if result.outcome != BOUND:
             for claim in pod_claims:
                 if claim.allocation is None:
                     to_allocate.setdefault(claim.key, claim)
-        results.append(result)
+        return result
+
+    done: dict = {}
+    for turn in podgroups.queue_turns(pods, scenario.pod_groups, generic):
+        if turn.group is None or turn.gate is not None:
+            done[id(turn.pods[0])] = one(turn.pods[0], turn.gate)
+        else:
+            done.update(_pod_group_cycle(turn, one, cluster, capacity, pods))
+    results.extend(done[id(raw)] for raw in pods)
 
     if joint_search:
         again = functools.partial(schedule_pods, node_name=node_name, gates=gates, max_steps=max_steps,
@@ -840,6 +855,101 @@ def schedule_pods(
         warnings.append(Problem(Sentence("every Pod already has spec.nodeName: nothing to schedule",
                                          "nothing-to-schedule"), severity=WARNING))
     return _outcome(results, to_allocate, cluster, warnings)
+
+
+def _pod_group_cycle(turn, one, cluster: _Claims, capacity: _Capacity, pods: list) -> dict:
+    """The pod group cycles of one queue entity (scheduleOnePodGroup with the default algorithm): the
+    group's pods tried in the queue's order, each placed as one by one would (the pods placed before
+    it in the cycle count), GangScheduling's PlacementFeasible after each. When the group can no
+    longer reach minCount (1 for a basic group) the cycle stops; for a gang every pod it placed is
+    taken back, and the pods not tried yet get the plugin's message; a placed pod's message then says
+    the group is unschedulable. A cycle that bound some pods and left others requeues those at once
+    (the queue keeps their turn): they are tried again in a new cycle, until one binds none. Returns
+    the results by id of the input pod."""
+    group = turn.group
+    min_count = group.min_count if group.min_count and group.min_count > 1 else 1
+    results: dict = {}
+    queued = list(turn.pods)
+    while queued:
+        failed, tried = _one_pod_group_cycle(group, min_count, queued, one, cluster, capacity, pods, results)
+        if failed is not None or not any(r.outcome == SCHEDULED for r in tried):
+            break
+        queued = [raw for raw in queued if results[id(raw)].outcome == PENDING]
+    return results
+
+
+def _one_pod_group_cycle(group, min_count: int, queued: list, one, cluster: _Claims, capacity: _Capacity,
+                         pods: list, results: dict) -> tuple:
+    """One pod group cycle over `queued`; fills `results`. Returns (the PlacementFeasible message when
+    the group cannot reach minCount, else None; the results of the pods tried)."""
+    scheduled = podgroups.scheduled_count(group, pods) + sum(
+        1 for r in results.values() if r.outcome == SCHEDULED)
+    remaining = len(queued)
+    saved = (dict(cluster.by_key), capacity.save())
+    tried = []
+    failed = None
+    for raw in queued:
+        result = one(raw)
+        results[id(raw)] = result
+        tried.append(result)
+        remaining -= 1
+        if result.outcome == SCHEDULED:
+            scheduled += 1
+        failed = podgroups.placement_feasible(min_count, scheduled, remaining)
+        if failed is not None:
+            break
+    if failed is None or min_count == 1:  # a basic group: every pod keeps its own answer
+        return failed, tried
+    placed = [r for r in tried if r.outcome == SCHEDULED]
+    _take_back(cluster, capacity, saved, tried)
+    failing = next((r for r in tried if r.outcome == PENDING), None)
+    for result in placed:
+        result.outcome, result.node = PENDING, None
+        result.message = Sentence(f"{podgroups.GROUP_UNSCHEDULABLE}, {failed}", "group-unschedulable",
+                                  reason=failed)
+        result.notes.append(_gang_failed_note(group, failing, min_count))
+    if failing is not None:
+        failing.notes.append(Sentence(
+            f"PodGroup {group.key} is a gang (minCount {min_count}): because this pod does not fit, fewer than "
+            f"{min_count} of its pods can be scheduled, and kube-scheduler binds none of them",
+            "gang-blocked", group=group.key, count=min_count))
+    for raw in queued[len(tried):]:  # not tried: the cycle stopped before them
+        result = one(raw, Sentence(failed, "group-not-tried", reason=failed))
+        result.notes.append(_gang_failed_note(group, failing, min_count))
+        results[id(raw)] = result
+    return failed, tried
+
+
+def _gang_failed_note(group, failing, min_count: int) -> Sentence:
+    if failing is None:
+        return Sentence(f"PodGroup {group.key} cannot have {min_count} of its pods scheduled: kube-scheduler binds "
+                        "none of them in this cycle", "gang-failed-none", group=group.key, count=min_count)
+    return Sentence(f"PodGroup {group.key} is a gang (minCount {min_count}) and pod {failing.key} does not fit "
+                    f"({failing.message}), so fewer than {min_count} of its pods can be scheduled: kube-scheduler "
+                    "binds none of them and this pod stays Pending although a node was found for it",
+                    "gang-failed", group=group.key, count=min_count, pod=failing.key, message=failing.message)
+
+
+def _take_back(cluster: _Claims, capacity: _Capacity, saved: tuple, tried: list) -> None:
+    """Undo the pods a failed pod group cycle placed: the claims as they were before the cycle (a claim
+    made during it stays made, without allocation or reservation), the nodes' usage as it was."""
+    claims, usage = saved
+    for key, claim in list(cluster.by_key.items()):
+        if key in claims:
+            cluster.by_key[key] = claims[key]
+        else:
+            raw = dict(claim.raw)
+            status = {k: v for k, v in (raw.get("status") or {}).items() if k not in ("allocation", "reservedFor")}
+            raw["status"] = status
+            cluster.by_key[key] = build_claim(raw, claim.ref)
+    cluster.refresh()
+    capacity.restore(usage)
+    for result in tried:
+        for view in result.claims:
+            current = cluster.get(view.namespace, view.name) if view.name else None
+            status = (current.raw.get("status") or {}) if current is not None else {}
+            view.allocation = status.get("allocation")
+            view.reserved_for = list(status.get("reservedFor") or [])
 
 
 def _capacity_warnings(scenario: Scenario, names: list, capacity: _Capacity) -> list:
@@ -869,7 +979,8 @@ def _node_allocatable(scenario: Scenario, gates: ComponentGates) -> fit.NodeAllo
 
 
 def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, index, names, features, options,
-                  explain_result: bool, groups: dict | None = None, generic: bool = False) -> tuple[PodResult, list]:
+                  explain_result: bool, groups: dict | None = None, generic: bool = False,
+                  gate: Sentence | None = None) -> tuple[PodResult, list]:
     result = PodResult(pod.name, pod.namespace, PENDING, workload=scenario.pod_workloads.get(pod.key),
                        node_allocatable=pod.claim_statuses)
     result.requests = {name: fit.show(name, amount) for name, amount in sorted(fit.pod_requests(pod).items())
@@ -894,7 +1005,7 @@ def _schedule_one(pod: Pod, *, scenario, cluster: _Claims, capacity: _Capacity, 
         _bound(pod, result, resolved, unique, placement.node_name, names, run_cycle, cluster, scenario)
     else:
         extended = _unbound(pod, result, resolved, unique, names, run_cycle, cluster, capacity, scenario,
-                            explain_result)
+                            explain_result, gate)
         if extended is not None:
             claim, mappings = extended
             resolved.entries.append((PodClaim("(extended resources)", claim.name, claim.namespace, generated=True,
@@ -932,7 +1043,8 @@ def _group_notes(pod: Pod, scenario: Scenario, groups: dict | None, generic: boo
         notes.append(Sentence(f"{podgroups.GATE} is off: PodGroup {group.key}'s resourceClaims are not consulted, "
                               "every pod gets and reserves claims of its own", "group-claims-gate-off",
                               gate=podgroups.GATE, group=group.key))
-    notes.extend(podgroups.gang_notes(group, scenario.pods))
+    if not pod.node_name:
+        notes.extend(podgroups.gang_notes(group, scenario.pods))
     return notes
 
 
@@ -976,15 +1088,22 @@ def _binding_notes(claims: list, cluster: _Claims, node: str) -> list[Sentence]:
 
 
 def _unbound(pod: Pod, result: PodResult, resolved: _Resolved, claims: list, names: list, run_cycle,
-             cluster: _Claims, capacity: _Capacity, scenario: Scenario, explain_result: bool) -> tuple | None:
+             cluster: _Claims, capacity: _Capacity, scenario: Scenario, explain_result: bool,
+             gate: Sentence | None = None) -> tuple | None:
     """A pod waiting for the scheduler: PreEnqueue, then one scheduling cycle. Returns the special
-    claim for extended resources (and its mappings) when the pod got one."""
+    claim for extended resources (and its mappings) when the pod got one. `gate`: the GangScheduling
+    PreEnqueue's message when it keeps the pod out of the queue."""
     gates = [g.get("name") for g in (pod.raw.get("spec") or {}).get("schedulingGates") or () if isinstance(g, dict)]
-    if gates:  # the SchedulingGates plugin's own words
+    if gate is not None:
+        result.message = gate
+    elif gates:  # the SchedulingGates plugin's own words
         result.message = Sentence(f"waiting for scheduling gates: [{' '.join(gates)}]", "scheduling-gates",
                                   gates=gates)
     elif resolved.error:
         result.message = resolved.error
+    if result.message and getattr(gate, "form", "") == "group-not-tried":
+        result.nodes = [PodNode(n, False, result.message) for n in names]
+        return None
     if result.message:
         result.notes.append(Sentence("the scheduler does not try the pod until this is resolved (PreEnqueue)",
                                      "preenqueue"))

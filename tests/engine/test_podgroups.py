@@ -3,7 +3,7 @@ the group; with the gate off every pod has claims of its own."""
 from __future__ import annotations
 
 from allocator.engine.gates import ComponentGates, gates_from_dict
-from allocator.engine.pods import SCHEDULED
+from allocator.engine.pods import PENDING, SCHEDULED
 from allocator.engine.run import allocate_text
 from allocator.engine.scenario import read_scenario
 from tests.engine import cluster as k
@@ -84,28 +84,74 @@ def test_a_group_sharing_a_named_claim_reserves_it_once_for_the_group():
     assert [(r["resource"], r["name"]) for r in reserved] == [("podgroups", "trainers")]
 
 
-def test_gang_scheduling_is_said_not_to_be_modelled():
-    _, outcome = allocate_text(cluster(pod_group(min_count=2), member("t-0"), member("t-1")), gates=ON)
-    assert any("gang scheduling (minCount 2)" in n for n in outcome.pods[0].notes)
+def test_a_gang_that_fits_is_bound_whole_and_said_to_be_tried_together():
+    _, outcome = allocate_text(cluster(pod_group(claims=(), min_count=2), member("t-0"), member("t-1")), gates=ON)
+    assert [(p.outcome, p.node) for p in outcome.pods] == [(SCHEDULED, "node-a"), (SCHEDULED, "node-b")]
+    assert any("asks for gang scheduling (minCount 2): kube-scheduler takes its pending pods together in one pod "
+               "group cycle and binds all of them or none" in n for n in outcome.pods[0].notes)
 
 
-def test_a_gang_short_of_min_count_says_the_scheduler_keeps_its_pods_out_of_the_queue():
+def test_a_gang_whose_last_pod_does_not_fit_binds_none_and_names_that_pod():
+    """Two devices, three pods of a gang of minCount 3: the third pod does not fit, so the two placed
+    are taken back (scheduleOnePodGroup), with the scheduler's own message; the page says which pod."""
+    _, outcome = allocate_text(cluster(pod_group(claims=(), min_count=3), member("t-0"), member("t-1"),
+                                       member("t-2")), gates=ON)
+    assert [p.outcome for p in outcome.pods] == [PENDING, PENDING, PENDING]
+    assert [p.message for p in outcome.pods[:2]] == [
+        "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"] * 2
+    assert outcome.pods[2].message == "0/2 nodes are available: 2 cannot allocate all claims."
+    assert all(c.allocation is None and not c.reserved_for for p in outcome.pods for c in p.claims)
+    assert any(n.startswith("PodGroup default/trainers is a gang (minCount 3) and pod default/t-2 does not fit "
+                            "(0/2 nodes are available: 2 cannot allocate all claims.), so fewer than 3 of its pods "
+                            "can be scheduled: kube-scheduler binds none of them") for n in outcome.pods[0].notes)
+    assert any("because this pod does not fit" in n for n in outcome.pods[2].notes)
+
+
+def test_a_failed_gang_leaves_its_devices_to_the_pods_after_it():
+    alone = k.pod("after", templates=[("gpu", "one-gpu")])
+    _, outcome = allocate_text(cluster(pod_group(claims=(), min_count=3), member("t-0"), member("t-1"),
+                                       member("t-2"), alone), gates=ON)
+    assert (outcome.pods[3].outcome, outcome.pods[3].node) == (SCHEDULED, "node-a")
+
+
+def test_a_gangs_pods_are_tried_together_at_the_turn_of_the_first():
+    """The queue pops the group's pods as one entity: t-1, after a pod of no group in the input, is
+    placed before it."""
+    alone = k.pod("between", templates=[("gpu", "one-gpu")])
+    _, outcome = allocate_text(cluster(pod_group(claims=(), min_count=2), member("t-0"), alone, member("t-1")),
+                               gates=ON)
+    assert [(p.name, p.outcome) for p in outcome.pods] == [("t-0", SCHEDULED), ("between", PENDING),
+                                                           ("t-1", SCHEDULED)]
+
+
+def test_a_basic_group_binds_the_pods_that_fit():
+    _, outcome = allocate_text(cluster(pod_group(claims=()), member("t-0"), member("t-1"), member("t-2")), gates=ON)
+    assert [p.outcome for p in outcome.pods] == [SCHEDULED, SCHEDULED, PENDING]
+    assert outcome.pods[2].message == "0/2 nodes are available: 2 cannot allocate all claims."
+
+
+def test_a_gang_short_of_min_count_is_kept_out_of_the_queue():
     """As the real queue does (GangScheduling PreEnqueue, tests/upstream/test_workloads_upstream.py)."""
     _, outcome = allocate_text(cluster(pod_group(min_count=3), member("t-0"), member("t-1")), gates=ON)
     for pod in outcome.pods:
-        assert any(n.startswith("not modelled: PodGroup default/trainers asks for gang scheduling (minCount 3) and "
-                                "the scenario holds 2 of its pods") for n in pod.notes), pod.notes
+        assert (pod.outcome, pod.message) == (PENDING, "waiting for minCount pods from a gang to appear in scheduling queue")
+        assert any(n.startswith("PodGroup default/trainers asks for gang scheduling (minCount 3) and the scenario "
+                                "holds 2 of its pods: kube-scheduler keeps them all out of its scheduling queue")
+                   for n in pod.notes), pod.notes
 
 
 def test_a_gang_of_min_count_one_places_its_pods_as_one_by_one_does():
     _, outcome = allocate_text(cluster(pod_group(min_count=1), member("t-0")), gates=ON)
+    assert outcome.pods[0].outcome == SCHEDULED
     assert not any("gang" in n for n in outcome.pods[0].notes)
 
 
-def test_a_pod_of_a_missing_pod_group_says_the_scheduler_waits_for_it():
+def test_a_pod_of_a_missing_pod_group_is_kept_out_of_the_queue():
     _, outcome = allocate_text(cluster(member("t-0", group="elsewhere")), gates=GENERIC_ONLY)
-    assert any(n.startswith("not modelled: the pod belongs to PodGroup default/elsewhere, which the scenario does "
-                            "not hold: kube-scheduler keeps the pod out of its scheduling queue") for n in outcome.pods[0].notes)
+    assert (outcome.pods[0].outcome, outcome.pods[0].message) == (
+        PENDING, 'waiting for pods\'s pod group "elsewhere" to appear in scheduling queue')
+    assert any(n.startswith("the pod belongs to PodGroup default/elsewhere, which the scenario does not hold: "
+                            "kube-scheduler keeps the pod out of its scheduling queue") for n in outcome.pods[0].notes)
 
 
 def test_a_pod_group_in_an_unserved_version_is_ignored_with_a_located_warning():

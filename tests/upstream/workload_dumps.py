@@ -122,6 +122,18 @@ def case(seed: int) -> tuple[str, dict]:
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 
 
+def _member(kind: str, name: str, spec: dict, rng: random.Random, node: str, bound: float,
+            may_bind: bool = True) -> dict:
+    """A workload of `kind`, or a bare pod, bound to `node` (running) with chance `bound`."""
+    if kind != "Pod":
+        return _workload(kind, name, spec, rng)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+    if rng.random() < bound and may_bind:
+        spec["nodeName"] = node
+        pod["status"] = {"phase": "Running"}
+    return pod
+
+
 def gang_case(seed: int) -> tuple[str, dict]:
     """(scenario text, gates) for one seed of the queue differential: PodGroups with a gang policy
     (minCount 1 to 4) or a basic one, their pods from Jobs, Deployments and bare pods (sometimes
@@ -139,16 +151,41 @@ def gang_case(seed: int) -> tuple[str, dict]:
     for i in range(rng.randint(1, 4)):
         kind = rng.choice(["Job", "Deployment", "Pod", "Pod"])
         group = rng.choice(groups + groups + ["missing", None])
-        spec = _pod_spec(rng, [], group)
-        name = f"w{i}"
-        if kind == "Pod":
-            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
-            if rng.random() < 0.2:
-                spec["nodeName"] = nodes[0]
-                pod["status"] = {"phase": "Running"}
-            objects.append(pod)
-        else:
-            objects.append(_workload(kind, name, spec, rng))
+        objects.append(_member(kind, f"w{i}", _pod_spec(rng, [], group), rng, nodes[0], 0.2))
+    gates = rng.choice([GENERIC_ONLY, GENERIC_ONLY, GROUP_GATES, {}])
+    return yaml.safe_dump_all(objects, sort_keys=False), gates
+
+
+def cycle_case(seed: int) -> tuple[str, dict]:
+    """(scenario text, gates) for one seed of the pod group cycle differential: gang_case's PodGroups
+    (gangs of minCount 1 to 4, basic groups, one the scenario lacks) and pods (Jobs, Deployments, bare
+    and bound pods), on nodes with 0 to 2 devices, pods asking for a device from a template and, under
+    the pod-group gates, PodGroups sharing one; sized so that some gangs fit and some do not."""
+    rng = random.Random(seed)
+    nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
+    objects: list = [_node(n, rng) for n in nodes]
+    for node in objects:
+        node["status"]["allocatable"]["cpu"] = rng.choice(["2", "4", "8"])
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    objects += [_slice(n, rng.randint(0, 2)) for n in nodes]
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": "one-gpu", "namespace": "default"},
+                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}})
+    groups = []
+    for name in ("gang-a", "gang-b")[:rng.randint(1, 2)]:
+        policy = {"gang": {"minCount": rng.randint(1, 4)}} if rng.random() < 0.75 else {"basic": {}}
+        spec = {"schedulingPolicy": policy}
+        if rng.random() < 0.4:
+            spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+        objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                        "metadata": {"name": name, "namespace": "default"}, "spec": spec})
+        groups.append(name)
+    for i in range(rng.randint(1, 5)):
+        kind = rng.choice(["Job", "Deployment", "Pod", "Pod"])
+        group = rng.choice(groups + groups + ["missing", None])
+        claims = [("gpu", {"resourceClaimTemplateName": "one-gpu"})] if rng.random() < 0.4 else []
+        objects.append(_member(kind, f"w{i}", _pod_spec(rng, claims, group), rng, nodes[0], 0.15, may_bind=not claims))
     gates = rng.choice([GENERIC_ONLY, GENERIC_ONLY, GROUP_GATES, {}])
     return yaml.safe_dump_all(objects, sort_keys=False), gates
 

@@ -479,8 +479,8 @@ def test_a_gang_and_a_shared_claim_are_said_in_korean_from_their_data():
     with translation.override("ko"):
         said = [wording.pod_note(outcome.pods[0], n) for n in outcome.pods[0].notes]
     assert [w.text for w in said if "갱(gang)" in w] == [
-        "파드그룹(PodGroup) default/trainers는 갱(gang) 스케줄링을 요청해요(minCount 2). kube-scheduler는 그 파드를 "
-        "모두 바인딩하거나 하나도 바인딩하지 않지만, 플레이그라운드는 하나씩 배치하고 들어맞은 파드를 되돌리지 않아요"]
+        "파드그룹(PodGroup) default/trainers는 갱(gang) 스케줄링을 요청해요(minCount 2). kube-scheduler는 대기 중인 "
+        "그 파드를 한 번의 파드그룹 사이클에서 함께 다루고, 모두 바인딩하거나 하나도 바인딩하지 않아요"]
     held = k.claim("shared-gpu", k.claim_spec(k.request()), allocation=k.allocation_on("node-b", ("gpu", "gpu-0")),
                    reserved_for=["runner"])
     text = k.dump(k.node("node-a"), k.node("node-b"), k.device_class(), k.resource_slice("node-b", [k.gpu("gpu-0", 0)]),
@@ -808,9 +808,59 @@ def test_the_not_modelled_notes_of_gangs_and_missing_groups_are_said_in_korean()
     for text, gates, korean in runs:
         _, outcome = allocate_text(text, gates=gates)
         notes = [n for n in outcome.pods[0].notes if n.startswith("not modelled:")]
+
+
+def test_the_not_modelled_note_of_node_allocatable_resources_is_said_in_korean():
+    from allocator.engine.gates import ComponentGates, gates_from_dict
+    from tests.engine.test_noderesources import NODE_ALLOCATABLE
+
+    mapped = ComponentGates.uniform(gates_from_dict({"DRANodeAllocatableResources": True}))
+    _, outcome = allocate_text(NODE_ALLOCATABLE, gates=mapped)
+    notes = [n for n in outcome.pods[0].notes if n.startswith("not modelled:")]
+    with translation.override("ko"):
+        said = [wording.pod_note(outcome.pods[0], n).text for n in notes]
+    assert len(said) == 1 and said[0].startswith("모델링하지 않음: ") and "DRANodeAllocatableResources 기능 게이트가 켜져 있고" \
+        in said[0], said
+
+
+def test_gated_pods_of_a_short_gang_and_of_a_missing_group_are_said_in_korean():
+    from allocator.engine.gates import ComponentGates, gates_from_dict
+    from tests.engine.test_podgroups import cluster, member, pod_group
+
+    groups = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
+    runs = [(cluster(pod_group(min_count=3), member("t-0"), member("t-1")), "갱(gang) 스케줄링을 요청하고(minCount 3)",
+             "파드는 갱(gang) default/trainers의 파드가 3개가 될 때까지 스케줄링 큐 밖에서 기다려요(지금 2개)."),
+            (cluster(member("t-0", group="absent")), "파드그룹(PodGroup) default/absent에 속하지만",
+             "파드는 파드그룹(PodGroup) default/absent가 생길 때까지 스케줄링 큐 밖에서 기다려요.")]
+    for text, korean, gloss in runs:
+        _, outcome = allocate_text(text, gates=groups)
+        pod = outcome.pods[0]
+        assert not any(n.startswith("not modelled:") for n in pod.notes), pod.notes
         with translation.override("ko"):
-            said = [wording.pod_note(outcome.pods[0], n).text for n in notes]
-        assert len(said) == 1 and said[0].startswith("모델링하지 않음: ") and korean in said[0], said
+            said = [wording.pod_note(pod, n).text for n in pod.notes]
+            assert wording.pod_message_gloss(pod) == gloss
+        assert any(korean in s and "GangScheduling PreEnqueue" in s for s in said), said
+
+
+def test_a_failed_gang_names_the_pod_that_did_not_fit_in_korean():
+    from allocator.engine.gates import ComponentGates, gates_from_dict
+    from tests.engine.test_podgroups import cluster, member, pod_group
+
+    on = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
+    _, outcome = allocate_text(cluster(pod_group(claims=(), min_count=3), member("t-0"), member("t-1"),
+                                       member("t-2")), gates=on)
+    placed, failing = outcome.pods[0], outcome.pods[2]
+    with translation.override("ko"):
+        said = [wording.pod_note(placed, n).text for n in placed.notes]
+        blocked = [wording.pod_note(failing, n).text for n in failing.notes]
+        assert wording.pod_message_gloss(placed) == (
+            "파드그룹을 스케줄링할 수 없으므로(minCount (3) cannot be satisfied: 2 scheduled, 0 remaining) 그 파드는 "
+            "하나도 바인딩되지 않아요.")
+    assert ("파드그룹(PodGroup) default/trainers는 갱(gang)이고(minCount 3) 파드 default/t-2가 들어맞지 않으므로"
+            "(0/2 nodes are available: 2 cannot allocate all claims.) 스케줄링될 수 있는 파드가 3개보다 적어요. "
+            "kube-scheduler는 그 파드를 하나도 바인딩하지 않으므로, 이 파드는 노드를 찾았는데도 Pending으로 남아요") in said
+    assert any(b.startswith("파드그룹(PodGroup) default/trainers는 갱(gang)이에요(minCount 3). 이 파드가 들어맞지 않으므로")
+               for b in blocked), blocked
 
 
 WORKLOADS = """

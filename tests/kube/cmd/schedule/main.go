@@ -25,6 +25,8 @@ type request struct {
 	Reservations bool `json:"reservations,omitempty"`
 	// Queue asks, per pending pod, what the real scheduling queue makes of it (queue.go).
 	Queue bool `json:"queue,omitempty"`
+	// Cycle asks for the scheduler's own loop: its queue, pod group cycles and failure handler (cycle.go).
+	Cycle bool `json:"cycle,omitempty"`
 }
 
 func main() {
@@ -41,6 +43,8 @@ func main() {
 		return
 	}
 	if err := batch.Serve(os.Stdin, os.Stdout, func(req request) any {
+		reportCycle = req.Cycle
+		defer func() { reportCycle = false }()
 		return answerWithGates(req.Dump, req.Gates, req.Reservations, req.Queue)
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -56,6 +60,13 @@ func answer(dump string) any {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if reportCycle {
+		pods, groups, err := runScheduler(ctx, objects)
+		if err != nil {
+			return batch.Error(err.Error())
+		}
+		return map[string]any{"pods": pods, "podGroups": groups}
+	}
 	pods, err := scheduleAll(ctx, objects)
 	if err != nil {
 		return batch.Error(err.Error())

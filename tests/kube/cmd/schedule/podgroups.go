@@ -88,6 +88,18 @@ func makePodGroupClaims(d *dump) {
 		templates[t.Namespace+"/"+t.Name] = t
 	}
 	made := map[string]string{} // namespace/group/claim -> claim name
+	// The controller makes a claim for every PodGroup claim from a template (syncPodGroup), used by a
+	// pod or not.
+	for _, pg := range podGroupsOf[d] {
+		for _, pgc := range pg.Spec.ResourceClaims {
+			if pgc.ResourceClaimTemplateName == nil {
+				continue
+			}
+			if t := templates[pg.Namespace+"/"+*pgc.ResourceClaimTemplateName]; t != nil {
+				makeGroupClaim(d, pg, pgc.Name, t, made)
+			}
+		}
+	}
 	for _, pod := range d.pods {
 		if pod.Spec.SchedulingGroup == nil || pod.Spec.SchedulingGroup.PodGroupName == nil {
 			continue
@@ -111,32 +123,39 @@ func makePodGroupClaims(d *dump) {
 			if t == nil {
 				continue
 			}
-			key := pg.Namespace + "/" + pg.Name + "/" + pc.Name
-			name, ok := made[key]
-			if !ok {
-				name = pg.Name + "-" + pc.Name + "-" + suffix("podgroup/"+key)
-				made[key] = name
-				controller := true
-				d.claims = append(d.claims, &resourceapi.ResourceClaim{
-					ObjectMeta: metav1.ObjectMeta{
-						Name:        name,
-						Namespace:   pg.Namespace,
-						UID:         types.UID("uid-claim-" + pg.Namespace + "-" + name),
-						Labels:      t.Spec.Labels,
-						Annotations: map[string]string{"resource.kubernetes.io/pod-claim-name": pc.Name},
-						OwnerReferences: []metav1.OwnerReference{{
-							APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup",
-							Name: pg.Name, UID: pg.UID, Controller: &controller,
-						}},
-					},
-					Spec: *t.Spec.Spec.DeepCopy(),
-				})
-				pg.Status.ResourceClaimStatuses = append(pg.Status.ResourceClaimStatuses,
-					schedulingv1beta1.PodGroupResourceClaimStatus{Name: pc.Name, ResourceClaimName: &name})
-			}
+			name := makeGroupClaim(d, pg, pc.Name, t, made)
 			claimName := name
 			pod.Status.ResourceClaimStatuses = append(pod.Status.ResourceClaimStatuses,
 				v1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &claimName})
 		}
 	}
+}
+
+// makeGroupClaim makes the claim of PodGroup claim claimName from template t, once (made remembers it),
+// and records it in the PodGroup's status; it returns the claim's name.
+func makeGroupClaim(d *dump, pg *schedulingv1beta1.PodGroup, claimName string, t *resourceapi.ResourceClaimTemplate, made map[string]string) string {
+	key := pg.Namespace + "/" + pg.Name + "/" + claimName
+	if name, ok := made[key]; ok {
+		return name
+	}
+	name := pg.Name + "-" + claimName + "-" + suffix("podgroup/"+key)
+	made[key] = name
+	controller := true
+	d.claims = append(d.claims, &resourceapi.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   pg.Namespace,
+			UID:         types.UID("uid-claim-" + pg.Namespace + "-" + name),
+			Labels:      t.Spec.Labels,
+			Annotations: map[string]string{"resource.kubernetes.io/pod-claim-name": claimName},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup",
+				Name: pg.Name, UID: pg.UID, Controller: &controller,
+			}},
+		},
+		Spec: *t.Spec.Spec.DeepCopy(),
+	})
+	pg.Status.ResourceClaimStatuses = append(pg.Status.ResourceClaimStatuses,
+		schedulingv1beta1.PodGroupResourceClaimStatus{Name: claimName, ResourceClaimName: &name})
+	return name
 }

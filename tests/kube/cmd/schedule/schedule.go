@@ -53,6 +53,8 @@ type podAnswer struct {
 	Queue     *queueVerdict `json:"queue,omitempty"` // asked for with "queue": true (queue.go)
 	// NodeAllocatable is the bound pod's status.nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources).
 	NodeAllocatable []v1.NodeAllocatableResourceClaimStatus `json:"nodeAllocatable,omitempty"`
+	// Cycle says how the scheduler's own loop handled the pod (a request with "cycle": true; cycle.go).
+	Cycle *cycleAnswer `json:"cycle,omitempty"`
 }
 
 type nodeVerdict struct {
@@ -125,65 +127,8 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		metricsRegistered = true
 	}
 	logger := klog.FromContext(ctx)
-	var objects []runtime.Object
-	for _, o := range d.nodes {
-		objects = append(objects, o)
-	}
-	for _, o := range d.namespaces {
-		objects = append(objects, o)
-	}
-	for _, o := range d.pods {
-		objects = append(objects, o)
-	}
-	for _, o := range d.classes {
-		objects = append(objects, o)
-	}
-	for _, o := range d.slices {
-		objects = append(objects, o)
-	}
-	for _, o := range d.claims {
-		objects = append(objects, o)
-	}
-	for _, o := range d.templates {
-		objects = append(objects, o)
-	}
-	for _, o := range d.taintRules {
-		objects = append(objects, o)
-	}
-	for _, o := range objects {
-		// The assume cache orders claims by resourceVersion; stored objects always have one.
-		if meta, err := apimeta.Accessor(o); err == nil && meta.GetResourceVersion() == "" {
-			meta.SetResourceVersion("1")
-		}
-	}
-	client := fake.NewClientset(objects...)
-	// The apiserver names objects created with generateName and gives every write a new
-	// resourceVersion (the assume cache orders claims by it); the fake one does neither.
-	version := 1
-	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		var obj runtime.Object
-		switch a := action.(type) {
-		case clienttesting.CreateAction:
-			obj = a.GetObject()
-		case clienttesting.UpdateAction:
-			obj = a.GetObject()
-		default:
-			return false, nil, nil
-		}
-		meta, err := apimeta.Accessor(obj)
-		if err != nil {
-			return false, nil, nil
-		}
-		if action.GetVerb() == "create" && meta.GetName() == "" && meta.GetGenerateName() != "" {
-			meta.SetName(meta.GetGenerateName() + suffix(meta.GetNamespace()+"/"+meta.GetGenerateName()))
-		}
-		if action.GetVerb() == "create" && meta.GetUID() == "" {
-			meta.SetUID(types.UID(fmt.Sprintf("uid-%s-%s", meta.GetNamespace(), meta.GetName())))
-		}
-		version++
-		meta.SetResourceVersion(strconv.Itoa(version))
-		return false, nil, nil
-	})
+	objects := d.objects(func(*v1.Pod) bool { return true })
+	client := newFakeClient(objects)
 	factory := informers.NewSharedInformerFactory(client, 0)
 
 	claimInformer := factory.Resource().V1().ResourceClaims().Informer()
@@ -269,6 +214,47 @@ func newWorld(ctx context.Context, d *dump) (*world, error) {
 		cache.AddNode(logger, node)
 	}
 	return &world{client: client, factory: factory, cache: cache, snapshot: snapshot, framework: fw, weights: weights}, nil
+}
+
+// newFakeClient loads objects into client-go's fake clientset, with what the fake lacks: every write
+// gets a new resourceVersion (the assume cache orders claims by it), objects created with
+// generateName get a name and objects without a UID get one.
+func newFakeClient(objects []runtime.Object) *fake.Clientset {
+	for _, o := range objects {
+		// The assume cache orders claims by resourceVersion; stored objects always have one.
+		if meta, err := apimeta.Accessor(o); err == nil && meta.GetResourceVersion() == "" {
+			meta.SetResourceVersion("1")
+		}
+	}
+	client := fake.NewClientset(objects...)
+	// The apiserver names objects created with generateName and gives every write a new
+	// resourceVersion (the assume cache orders claims by it); the fake one does neither.
+	version := 1
+	client.PrependReactor("*", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		var obj runtime.Object
+		switch a := action.(type) {
+		case clienttesting.CreateAction:
+			obj = a.GetObject()
+		case clienttesting.UpdateAction:
+			obj = a.GetObject()
+		default:
+			return false, nil, nil
+		}
+		meta, err := apimeta.Accessor(obj)
+		if err != nil {
+			return false, nil, nil
+		}
+		if action.GetVerb() == "create" && meta.GetName() == "" && meta.GetGenerateName() != "" {
+			meta.SetName(meta.GetGenerateName() + suffix(meta.GetNamespace()+"/"+meta.GetGenerateName()))
+		}
+		if action.GetVerb() == "create" && meta.GetUID() == "" {
+			meta.SetUID(types.UID(fmt.Sprintf("uid-%s-%s", meta.GetNamespace(), meta.GetName())))
+		}
+		version++
+		meta.SetResourceVersion(strconv.Itoa(version))
+		return false, nil, nil
+	})
+	return client
 }
 
 // waitForInformers waits for every started informer to have listed its objects. The factory's own
@@ -435,17 +421,32 @@ func (w *world) scheduleOne(ctx context.Context, pod *v1.Pod, answer *podAnswer)
 		answer.Outcome, answer.Message = "pending", "no nodes available to schedule pods"
 		return
 	}
-	sort.Slice(allNodes, func(i, j int) bool { return allNodes[i].Node().Name < allNodes[j].Node().Name })
 	state := framework.NewCycleState()
+	host, _ := decide(ctx, w.framework, w.weights, state, pod, allNodes, answer)
+	if host == "" {
+		return
+	}
+	answer.Node = host
+	w.bind(ctx, state, pod, host, answer)
+}
+
+// decide runs the scheduling algorithm for one pod on the given nodes with the given cycle state,
+// as schedulePod does, except that every node is filtered and the first by name is taken among the
+// best scored: PreFilter, Filter, PreScore, Score. It fills the answer's nodes, scores and tied nodes
+// and returns the host, or "" with the answer's outcome and message set (and the FitError when no
+// node fits).
+func decide(ctx context.Context, fw framework.Framework, weights map[string]int64, state fwk.CycleState, pod *v1.Pod, allNodes []fwk.NodeInfo, answer *podAnswer) (string, *framework.FitError) {
+	allNodes = append([]fwk.NodeInfo(nil), allNodes...)
+	sort.Slice(allNodes, func(i, j int) bool { return allNodes[i].Node().Name < allNodes[j].Node().Name })
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
 
-	preRes, status, unschedulable := w.framework.RunPreFilterPlugins(ctx, state, pod)
+	preRes, status, unschedulable := fw.RunPreFilterPlugins(ctx, state, pod)
 	diagnosis.UnschedulablePlugins = unschedulable
 	var feasible []fwk.NodeInfo
 	if !status.IsSuccess() {
 		if !status.IsRejected() {
 			answer.Outcome, answer.Message = "error", status.AsError().Error()
-			return
+			return "", nil
 		}
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(status)
 		diagnosis.PreFilterMsg = status.Message()
@@ -476,10 +477,10 @@ func (w *world) scheduleOne(ctx context.Context, pod *v1.Pod, answer *podAnswer)
 				answer.Nodes = append(answer.Nodes, verdict(name, diagnosis.NodeToStatus.AbsentNodesStatus()))
 				continue
 			}
-			s := w.framework.RunFilterPlugins(ctx, state, pod, n)
+			s := fw.RunFilterPlugins(ctx, state, pod, n)
 			if s.Code() == fwk.Error {
 				answer.Outcome, answer.Message = "error", s.AsError().Error()
-				return
+				return "", nil
 			}
 			answer.Nodes = append(answer.Nodes, verdict(name, s))
 			if s.IsSuccess() {
@@ -493,15 +494,15 @@ func (w *world) scheduleOne(ctx context.Context, pod *v1.Pod, answer *podAnswer)
 	if len(feasible) == 0 {
 		fitErr := &framework.FitError{Pod: pod, NumAllNodes: len(allNodes), Diagnosis: diagnosis}
 		answer.Outcome, answer.Message = "pending", fitErr.Error()
-		return
+		return "", fitErr
 	}
 	host := feasible[0].Node().Name
 	answer.Tied = []string{host}
 	if len(feasible) > 1 {
-		scores, err := w.score(ctx, state, pod, feasible)
+		scores, err := score(ctx, fw, weights, state, pod, feasible)
 		if err != nil {
 			answer.Outcome, answer.Message = "error", err.Error()
-			return
+			return "", nil
 		}
 		answer.Scores = scores
 		best := int64(-1 << 62)
@@ -517,17 +518,16 @@ func (w *world) scheduleOne(ctx context.Context, pod *v1.Pod, answer *podAnswer)
 		sort.Strings(answer.Tied)
 		host = answer.Tied[0] // the scheduler picks one at random: the first by name keeps later pods comparable
 	}
-	answer.Node = host
-	w.bind(ctx, state, pod, host, answer)
+	return host, nil
 }
 
-func (w *world) score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]nodeScore, error) {
-	if s := w.framework.RunPreScorePlugins(ctx, state, pod, nodes); !s.IsSuccess() {
+func score(ctx context.Context, fw framework.Framework, weights map[string]int64, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]nodeScore, error) {
+	if s := fw.RunPreScorePlugins(ctx, state, pod, nodes); !s.IsSuccess() {
 		return nil, s.AsError()
 	}
 	all := make([]fwk.NodePluginScores, len(nodes))
 	for i, n := range nodes {
-		raw, s := w.framework.RunRawScorePlugins(ctx, state, pod, n)
+		raw, s := fw.RunRawScorePlugins(ctx, state, pod, n)
 		if !s.IsSuccess() {
 			return nil, s.AsError()
 		}
@@ -540,14 +540,14 @@ func (w *world) score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, no
 			raws[i][r.Name] = r.Score
 		}
 	}
-	if s := w.framework.NormalizeScores(ctx, state, pod, all); !s.IsSuccess() {
+	if s := fw.NormalizeScores(ctx, state, pod, all); !s.IsSuccess() {
 		return nil, s.AsError()
 	}
 	out := make([]nodeScore, len(all))
 	for i, n := range all {
 		ns := nodeScore{Node: n.Name, Total: n.TotalScore, Plugins: map[string]pluginScore{}}
 		for _, s := range n.Scores {
-			weight := w.weights[s.Name]
+			weight := weights[s.Name]
 			normalised := s.Score
 			if weight != 0 {
 				normalised = s.Score / weight
