@@ -798,31 +798,6 @@ def test_a_pod_waiting_in_prebind_for_binding_conditions_is_said_in_korean_with_
     assert "bindingFailureCondition(dra.example.com/failed)이 True가 되거나 시간이 다 되면 이번 시도는 실패해요" in said
 
 
-def test_the_not_modelled_notes_of_gangs_and_missing_groups_are_said_in_korean():
-    from allocator.engine.gates import ComponentGates, gates_from_dict
-    from tests.engine.test_podgroups import cluster, member, pod_group
-
-    groups = ComponentGates.uniform(gates_from_dict({"DRAWorkloadResourceClaims": True, "GenericWorkload": True}))
-    runs = [(cluster(pod_group(min_count=3), member("t-0"), member("t-1")), groups, "갱(gang) 스케줄링을 요청하고(minCount 3)"),
-            (cluster(member("t-0", group="absent")), groups, "파드그룹(PodGroup) default/absent에 속하지만")]
-    for text, gates, korean in runs:
-        _, outcome = allocate_text(text, gates=gates)
-        notes = [n for n in outcome.pods[0].notes if n.startswith("not modelled:")]
-
-
-def test_the_not_modelled_note_of_node_allocatable_resources_is_said_in_korean():
-    from allocator.engine.gates import ComponentGates, gates_from_dict
-    from tests.engine.test_noderesources import NODE_ALLOCATABLE
-
-    mapped = ComponentGates.uniform(gates_from_dict({"DRANodeAllocatableResources": True}))
-    _, outcome = allocate_text(NODE_ALLOCATABLE, gates=mapped)
-    notes = [n for n in outcome.pods[0].notes if n.startswith("not modelled:")]
-    with translation.override("ko"):
-        said = [wording.pod_note(outcome.pods[0], n).text for n in notes]
-    assert len(said) == 1 and said[0].startswith("모델링하지 않음: ") and "DRANodeAllocatableResources 기능 게이트가 켜져 있고" \
-        in said[0], said
-
-
 def test_gated_pods_of_a_short_gang_and_of_a_missing_group_are_said_in_korean():
     from allocator.engine.gates import ComponentGates, gates_from_dict
     from tests.engine.test_podgroups import cluster, member, pod_group
