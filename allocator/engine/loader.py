@@ -35,7 +35,7 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from allocator.engine import yamlguard
+from allocator.engine import fastyaml, yamlguard
 from allocator.engine.problems import ERROR, WARNING, Problem
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-node GPU cluster dump is about 30 MB
@@ -227,6 +227,41 @@ _RESOLVED_ENTRIES = 50_000
 # (`0`, `true` and `1` by the thousand), so what PyYAML's constructor made of it is kept.
 _CONSTRUCTED: dict = {_TAG_PREFIX + tag: {} for tag in ("int", "float", "bool", "null")}
 _MISSING = object()
+_PLAIN: dict = {}  # plain scalar text -> its value, for the fast reader (a function of the text alone)
+_CONSTRUCTOR = None  # a loader whose constructors build the scalars the fast reader has not seen
+
+
+def _plain_value(text: str):
+    """A plain scalar's value as the loader below makes it; fastyaml.Unhandled for one it would
+    warn about or refuse (a bare y/n, `<<`, a bad number), which libyaml's reading then reports."""
+    value = _PLAIN.get(text, _MISSING)
+    if value is not _MISSING:
+        return value
+    tag = _STR
+    for candidate, regexp in _ScenarioLoader.yaml_implicit_resolvers.get(text[:1], ()):
+        if regexp.match(text):
+            tag = candidate
+            break
+    if tag == _STR:
+        value = text
+    elif tag == _YES_NO_LETTER:
+        raise fastyaml.Noted(text, _letter_warning(text), WARNING)
+    else:
+        known = _CONSTRUCTED.get(tag)
+        if known is None:
+            raise fastyaml.Unhandled
+        value = known.get(text, _MISSING)
+        if value is _MISSING:
+            global _CONSTRUCTOR
+            if _CONSTRUCTOR is None:
+                _CONSTRUCTOR = _ScenarioLoader("")
+            try:
+                value = _ScenarioLoader.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, text))
+            except Exception:
+                raise fastyaml.Unhandled from None
+    if len(text) <= _RESOLVED_LENGTH and len(_PLAIN) < _RESOLVED_ENTRIES:
+        _PLAIN[text] = value
+    return value
 
 
 class _ScenarioLoader(yaml.CSafeLoader):
@@ -422,14 +457,14 @@ def _original_string(loader, node):
 
 def _yes_no_letter(loader, node):
     value = loader.construct_scalar(node)
-    meaning = "true" if value in "yY" else "false"
-    loader.issues.append((
-        f'unquoted {value} is the boolean {meaning} to Kubernetes (YAML 1.1); '
-        f'the playground reads the string "{value}": quote it to mean the letter',
-        node,
-        WARNING,
-    ))
+    loader.issues.append((_letter_warning(value), node, WARNING))
     return value
+
+
+def _letter_warning(value: str) -> str:
+    meaning = "true" if value in "yY" else "false"
+    return (f'unquoted {value} is the boolean {meaning} to Kubernetes (YAML 1.1); '
+            f'the playground reads the string "{value}": quote it to mean the letter')
 
 
 def _checked(construct):
@@ -611,6 +646,13 @@ def clear_cache() -> None:
 
 
 def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
+    fast = fastyaml.read(text, _plain_value, _PLAIN, _is_list_kind)
+    if fast is not None:
+        return [_Doc(index, data, span, item_spans, issues) for index, (data, span, item_spans, issues) in enumerate(fast)], []
+    return _load_yaml_with_libyaml(text)
+
+
+def _load_yaml_with_libyaml(text: str) -> tuple[list[_Doc], list[Problem]]:
     docs: list[_Doc] = []
     problems: list[Problem] = []
     loader = None

@@ -1,0 +1,334 @@
+"""A fast reader for the plain block-style YAML that scenarios are nearly always written in.
+
+libyaml builds a PyYAML node object for every scalar and collection (two Python calls each, for
+the tag and the node) and the constructor walks them again; for the few hundred short lines of a
+scenario that is most of the reading time. This reader goes through the text line by line and
+builds the dicts and lists directly, with the document spans the loader keeps (where each
+document, and each item of a List, starts and ends).
+
+It reads a subset only: block mappings and sequences indented with spaces, plain keys, plain and
+quoted scalars (also over several lines), `[]` and `{}`, comments, `---` between documents. At the
+first thing outside that subset, or anything libyaml would refuse or warn about (a duplicate key,
+a key that is not a string, a bare y/n, a tag, an anchor, an alias, a flow collection, a block
+scalar, a tab, a `\\r`, an escape in a double-quoted scalar, an empty document, an odd indentation),
+it gives up (`read` returns None) and the loader reads the text with libyaml, which then gives the
+answer and the located error. So what it accepts it must read exactly as libyaml and the loader's
+constructor do, values, types and spans alike; tests/engine/test_fastyaml.py checks that against
+libyaml on generated texts and on every YAML file of the repository and the shared folder.
+"""
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+
+
+class Unhandled(Exception):
+    """The text (or a scalar in it) is not for this reader: read it with libyaml."""
+
+
+class Noted(Exception):
+    """Raised by `plain` for a scalar read with a remark (a bare y/n): (value, message, severity)."""
+
+
+# Characters libyaml accepts in a stream, less the ones this reader leaves to it: tab, the
+# line breaks other than \n (\r, NEL, U+2028, U+2029), a BOM in the middle.
+_UNHANDLED_CHAR = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+
+# One line: indentation, a `-` item indicator, a plain key and its `:`, what follows. A key is a
+# plain scalar that does not start with an indicator and holds no `:`, `#` or run of blanks; any
+# other key leaves the whole line in `rest`, which then reads as no known construct.
+_ROW = re.compile(r"^( *)(-(?: +|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*(?: [^\s:#]+)*):(?: +|$))?(.*)$", re.M)
+
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_SPACES = [" " * n for n in range(256)]
+_MISSING = object()
+
+
+def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+    """The documents of `text` as (data, span, item spans, issues), or None when libyaml must read it.
+    `plain(text)` gives a plain scalar's value (raising Unhandled for one this reader must not
+    take), and `cache` holds values it gave, by text; `is_list_kind(data)` says whether a document is a List whose items get spans. A span
+    is (start offset, end offset, 0-based line, 0-based column) of the node as libyaml marks it; an
+    issue (path in the document, message, line, column, severity) is a remark `plain` made."""
+    if _UNHANDLED_CHAR.search(text) is not None:
+        return None
+    try:
+        return _read(text, plain, cache, is_list_kind)
+    except (Unhandled, Noted, IndexError):
+        return None
+
+
+def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+    lines = text.split("\n")
+    rows = _ROW.findall(text)  # (indentation, `-` indicator, key, rest) of every line
+    count = len(lines)
+    if len(rows) != count:
+        raise Unhandled
+    rows.append(("", "", "", "end"))  # what follows the last line: nothing deeper
+    starts = [0, *accumulate(map(len, lines))]  # line i starts at starts[i] + i
+    docs: list[tuple] = []
+    # The open document: its frames, innermost last, each [indent, container, is a mapping,
+    # key waiting for a nested value, span being recorded (a List item), item spans (its items)].
+    stack: list = []
+    started = False  # a `---` opened a document that has no content yet
+    root_start = None
+    items = None  # the item spans of the root's `items` sequence, when it is a block sequence
+    loose_items = False  # an item of that sequence is not a block mapping
+    issues: list = []  # of the open document
+    i = -1
+    while True:
+        i += 1
+        if i == count:
+            break
+        indent, dash, key, rest = rows[i]
+        col = len(indent)
+        if key and not dash and stack:
+            # The common line, `key: value` in the mapping of the line before: a plain scalar
+            # read before, and nothing deeper on the next line (a continuation, a nested node).
+            top = stack[-1]
+            if top[0] == col and top[2]:
+                container = top[1]
+                if key in container:
+                    raise Unhandled  # a duplicate key: an error
+                if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
+                    raise Unhandled  # a key that is not a string
+                if not rest or rest[0] == "#":
+                    container[key] = None
+                    top[3] = key
+                    continue
+                top[3] = None
+                value = cache.get(rest, _MISSING)
+                following = rows[i + 1]
+                if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
+                    try:
+                        value, i = _scalar(rest, col, lines, i, plain)
+                    except Noted as noted:
+                        value = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues)
+                container[key] = value
+                continue
+        if not dash and not key:
+            if not rest or rest[0] == "#":
+                continue
+            if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
+                after = rest[3:].lstrip(" ")
+                if after and after[0] != "#":
+                    raise Unhandled
+                if stack:
+                    docs.append(_finish(stack, root_start, starts[i] + i, items, loose_items, issues, is_list_kind))
+                elif started:
+                    raise Unhandled  # an empty document
+                started = True
+                continue
+            raise Unhandled  # a scalar alone on its line, `...`, a directive, a flow collection...
+        if not stack:
+            if dash or len(docs) >= 100_000:
+                raise Unhandled  # a document that is a sequence; too many documents
+            stack.append([col, {}, True, None, None, None])
+            root_start = (starts[i] + i + col, i, col)
+            items, loose_items, started, issues = None, False, False, []
+        elif stack[-1][0] > col:
+            _close(stack, col, starts[i] + i + col)
+        top = stack[-1]
+        if dash:
+            if top[2]:
+                if top[3] is None:
+                    raise Unhandled
+                sequence: list = []
+                top[1][top[3]] = sequence
+                frame = [col, sequence, False, None, None, None]
+                if len(stack) == 1 and top[3] == "items":
+                    items = frame[5] = []
+                top[3] = None
+                stack.append(frame)
+                top = frame
+            elif top[0] != col:
+                raise Unhandled
+            inner = col + len(dash)
+            if not key:
+                if not rest or rest[0] == "#":
+                    raise Unhandled  # the item's node starts on a later line
+                try:
+                    value, i = _scalar(rest, col, lines, i, plain)
+                except Noted as noted:
+                    value = _noted(noted, stack, len(top[1]), i, len(lines[i]) - len(rest), issues)
+                top[1].append(value)
+                if top[5] is not None:
+                    loose_items = True
+                continue
+            mapping: dict = {}
+            top[1].append(mapping)
+            top = [inner, mapping, True, None, [starts[i] + i + inner, i, inner] if top[5] is not None else None, None]
+            if top[4] is not None:
+                stack[-1][5].append(top[4])
+            stack.append(top)
+            col = inner
+        elif not top[2]:
+            # A key where a sequence is open: the sequence ends when it was the value of a key
+            # of a mapping at the same indentation (`key:` then `- item` lines at its column).
+            if top[0] != col or len(stack) < 2 or stack[-2][0] != col:
+                raise Unhandled
+            stack.pop()
+            top = stack[-1]
+        if top[0] != col:
+            if top[3] is None or top[0] > col:
+                raise Unhandled
+            mapping = {}
+            top[1][top[3]] = mapping
+            top[3] = None
+            top = [col, mapping, True, None, None, None]
+            stack.append(top)
+        container = top[1]
+        if key in container or plain(key).__class__ is not str:
+            raise Unhandled  # a duplicate key (an error), or a key that is not a string
+        if not rest or rest[0] == "#":
+            container[key] = None
+            top[3] = key
+        else:
+            top[3] = None
+            try:
+                container[key], i = _scalar(rest, col, lines, i, plain)
+            except Noted as noted:
+                container[key] = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues)
+    if stack:
+        docs.append(_finish(stack, root_start, len(text), items, loose_items, issues, is_list_kind))
+    elif started or not docs:
+        raise Unhandled  # an empty document at the end, or no document at all
+    return docs
+
+
+def _noted(noted: Noted, stack: list, last, line: int, column: int, issues: list):
+    """Record the remark on a one-line scalar at (line, column), the member `last` of the innermost
+    collection, and give its value."""
+    value, message, severity = noted.args
+    path = []
+    for parent, child in zip(stack, stack[1:]):
+        if parent[2]:
+            path.append(next(reversed(parent[1])))  # the key a nested collection was opened for
+        else:
+            path.append(len(parent[1]) - 1)
+    path.append(last)
+    issues.append((tuple(path), message, line + 1, column + 1, severity))
+    return value
+
+
+def _close(stack: list, col: int, end: int) -> None:
+    """End the frames indented deeper than `col`; `end` is where the next token starts."""
+    while stack and stack[-1][0] > col:
+        frame = stack.pop()
+        if frame[4] is not None:
+            frame[4].append(end)
+
+
+def _finish(stack, root_start, end, items, loose_items, issues, is_list_kind) -> tuple:
+    data = stack[0][1]
+    _close(stack, -1, end)
+    start, line, column = root_start
+    item_spans = None
+    if is_list_kind(data) and isinstance(data["items"], list):
+        if not data["items"]:
+            item_spans = []
+        elif items is None or loose_items or len(items) != len(data["items"]):
+            raise Unhandled
+        else:
+            item_spans = [(s, e, l, c) for s, l, c, e in items]
+    return data, (start, end, line, column), item_spans, issues
+
+
+def _scalar(rest: str, block: int, lines: list, i: int, plain):
+    """The scalar that starts `rest` (on line i, inside a block collection at column `block`), and
+    the line and offset where it ends (it may go on over the next lines)."""
+    first = rest[0]
+    if first == "'" or first == '"':
+        return _quoted(rest, block, lines, i)
+    if first in _INDICATORS:
+        if first in "-?:" and len(rest) > 1 and rest[1] != " ":
+            pass  # `-1`, `:x`: plain
+        else:
+            after = rest[2:].lstrip(" ")
+            if rest[:2] in ("[]", "{}") and (not after or (after[0] == "#" and rest[2] == " ")):
+                return ([] if first == "[" else {}), i
+            raise Unhandled
+    commented = False
+    if "#" in rest:
+        hash_at = rest.find(" #")
+        if hash_at >= 0:
+            rest = rest[:hash_at]
+            commented = True
+    value = rest.rstrip(" ")
+    if ": " in value or value[-1] == ":":
+        raise Unhandled
+    if not commented and i + 1 < len(lines):
+        following = lines[i + 1]
+        if not following.strip(" ") or following.startswith(_SPACES[block + 1]):
+            return _plain_lines(value, block, lines, i, plain)
+    return plain(value), i
+
+
+def _plain_lines(value: str, block: int, lines: list, i: int, plain):
+    """A plain scalar that may go on over the next lines (those indented deeper than its block):
+    folded, a line break a space, each empty line between a line break."""
+    parts = [value]
+    breaks = 0
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        text = line.lstrip(" ")
+        if not text:
+            breaks += 1
+            j += 1
+            continue
+        if len(line) - len(text) <= block:
+            break
+        text = text.rstrip(" ")
+        if text[0] == "#" or ": " in text or text[-1] == ":" or " #" in text:
+            raise Unhandled  # a comment ends the scalar: what follows is not for this reader
+        parts.append("\n" * breaks if breaks else " ")
+        parts.append(text)
+        breaks = 0
+        i = j
+        j += 1
+    return plain("".join(parts) if len(parts) > 1 else value), i
+
+
+def _quoted(rest: str, block: int, lines: list, i: int):
+    """A single- or double-quoted scalar (a double-quoted one without escapes), folded over its
+    lines as a plain one is; what follows its closing quote must be blanks or a comment."""
+    quote = rest[0]
+    line_text = rest[1:]
+    parts: list[str] = []
+    breaks = -1  # before the first line
+    while True:
+        if quote == '"' and "\\" in line_text:
+            raise Unhandled
+        end = line_text.find(quote)
+        if quote == "'":
+            while end >= 0 and line_text[end + 1:end + 2] == "'":
+                end = line_text.find("'", end + 2)
+        if end >= 0:
+            piece, after = line_text[:end], line_text[end + 1:]
+        else:
+            piece, after = line_text.rstrip(" "), None
+            if breaks == -1 and not piece:
+                raise Unhandled  # the opening quote ends its line
+        if quote == "'" and "''" in piece:
+            piece = piece.replace("''", "'")
+        if breaks > 0:
+            parts.append("\n" * breaks)
+        elif breaks == 0:
+            parts.append(" ")
+        parts.append(piece)
+        if after is not None:
+            stripped = after.lstrip(" ")
+            if stripped and (stripped[0] != "#" or after[0] != " "):
+                raise Unhandled  # `'a': b`, `'a'b`, `'a'#c`
+            return "".join(parts), i
+        breaks = 0
+        while True:
+            i += 1
+            line = lines[i]  # IndexError past the end: an unclosed quote
+            line_text = line.lstrip(" ")
+            if line_text:
+                break
+            breaks += 1
+        if len(line) - len(line_text) <= block:
+            raise Unhandled
