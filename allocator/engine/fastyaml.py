@@ -42,6 +42,7 @@ _ROW = re.compile(r"^( *)(-(?: +|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*(?:
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SPACES = [" " * n for n in range(256)]
 _MISSING = object()
+_NO_FRAME = [-1, None, False, None, None, None]  # the innermost frame when no document is open
 
 
 def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
@@ -75,6 +76,7 @@ def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
     items = None  # the item spans of the root's `items` sequence, when it is a block sequence
     loose_items = False  # an item of that sequence is not a block mapping
     issues: list = []  # of the open document
+    top = _NO_FRAME  # the innermost frame (stack[-1]) from line to line
     i = -1
     while True:
         i += 1
@@ -82,113 +84,107 @@ def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
             break
         indent, dash, key, rest = rows[i]
         col = len(indent)
-        if key and not dash and stack:
-            # The common line, `key: value` in the mapping of the line before: a plain scalar
-            # read before, and nothing deeper on the next line (a continuation, a nested node).
-            top = stack[-1]
-            if top[0] == col and top[2]:
-                container = top[1]
-                if key in container:
-                    raise Unhandled  # a duplicate key: an error
-                if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
-                    raise Unhandled  # a key that is not a string
+        if not (key and not dash and top[0] == col and top[2]):  # else the common line: `key: value` in top
+            if not dash and not key:
                 if not rest or rest[0] == "#":
-                    container[key] = None
-                    top[3] = key
                     continue
-                top[3] = None
-                value = cache.get(rest, _MISSING)
-                following = rows[i + 1]
-                if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
-                    try:
-                        value, i = _scalar(rest, col, lines, i, plain)
-                    except Noted as noted:
-                        value = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues)
-                container[key] = value
-                continue
-        if not dash and not key:
-            if not rest or rest[0] == "#":
-                continue
-            if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
-                after = rest[3:].lstrip(" ")
-                if after and after[0] != "#":
-                    raise Unhandled
-                if stack:
-                    docs.append(_finish(stack, root_start, starts[i] + i, items, loose_items, issues, is_list_kind))
-                elif started:
-                    raise Unhandled  # an empty document
-                started = True
-                continue
-            raise Unhandled  # a scalar alone on its line, `...`, a directive, a flow collection...
-        if not stack:
-            if dash or len(docs) >= 100_000:
-                raise Unhandled  # a document that is a sequence; too many documents
-            stack.append([col, {}, True, None, None, None])
-            root_start = (starts[i] + i + col, i, col)
-            items, loose_items, started, issues = None, False, False, []
-        elif stack[-1][0] > col:
-            _close(stack, col, starts[i] + i + col)
-        top = stack[-1]
-        if dash:
-            if top[2]:
-                if top[3] is None:
-                    raise Unhandled
-                sequence: list = []
-                top[1][top[3]] = sequence
-                frame = [col, sequence, False, None, None, None]
-                if len(stack) == 1 and top[3] == "items":
-                    items = frame[5] = []
-                top[3] = None
-                stack.append(frame)
-                top = frame
-            elif top[0] != col:
-                raise Unhandled
-            inner = col + len(dash)
-            if not key:
-                if not rest or rest[0] == "#":
-                    raise Unhandled  # the item's node starts on a later line
-                try:
-                    value, i = _scalar(rest, col, lines, i, plain)
-                except Noted as noted:
-                    value = _noted(noted, stack, len(top[1]), i, len(lines[i]) - len(rest), issues)
-                top[1].append(value)
-                if top[5] is not None:
-                    loose_items = True
-                continue
-            mapping: dict = {}
-            top[1].append(mapping)
-            top = [inner, mapping, True, None, [starts[i] + i + inner, i, inner] if top[5] is not None else None, None]
-            if top[4] is not None:
-                stack[-1][5].append(top[4])
-            stack.append(top)
-            col = inner
-        elif not top[2]:
-            # A key where a sequence is open: the sequence ends when it was the value of a key
-            # of a mapping at the same indentation (`key:` then `- item` lines at its column).
-            if top[0] != col or len(stack) < 2 or stack[-2][0] != col:
-                raise Unhandled
-            stack.pop()
+                if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
+                    after = rest[3:].lstrip(" ")
+                    if after and after[0] != "#":
+                        raise Unhandled
+                    if stack:
+                        docs.append(_finish(stack, root_start, starts[i] + i, items, loose_items, issues, is_list_kind))
+                        top = _NO_FRAME
+                    elif started:
+                        raise Unhandled  # an empty document
+                    started = True
+                    continue
+                raise Unhandled  # a scalar alone on its line, `...`, a directive, a flow collection...
+            if not stack:
+                if dash or len(docs) >= 100_000:
+                    raise Unhandled  # a document that is a sequence; too many documents
+                stack.append([col, {}, True, None, None, None])
+                root_start = (starts[i] + i + col, i, col)
+                items, loose_items, started, issues = None, False, False, []
+            elif stack[-1][0] > col:
+                end = starts[i] + i + col  # where this line's first token is: the end of what it closes
+                while stack[-1][0] > col:  # IndexError when the document's own mapping ends
+                    frame = stack.pop()
+                    if frame[4] is not None:
+                        frame[4].append(end)
             top = stack[-1]
-        if top[0] != col:
-            if top[3] is None or top[0] > col:
-                raise Unhandled
-            mapping = {}
-            top[1][top[3]] = mapping
-            top[3] = None
-            top = [col, mapping, True, None, None, None]
-            stack.append(top)
+            if dash:
+                if top[2]:
+                    if top[3] is None:
+                        raise Unhandled
+                    sequence: list = []
+                    top[1][top[3]] = sequence
+                    frame = [col, sequence, False, None, None, None]
+                    if len(stack) == 1 and top[3] == "items":
+                        items = frame[5] = []
+                    top[3] = None
+                    stack.append(frame)
+                    top = frame
+                elif top[0] != col:
+                    raise Unhandled
+                if not key:
+                    if not rest or rest[0] == "#":
+                        raise Unhandled  # the item's node starts on a later line
+                    value = cache.get(rest, _MISSING)
+                    following = rows[i + 1]
+                    if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
+                        try:
+                            value, i = _scalar(rest, col, lines, i, plain)
+                        except Noted as noted:
+                            value = _noted(noted, stack, len(top[1]), i, len(lines[i]) - len(rest), issues)
+                    top[1].append(value)
+                    if top[5] is not None:
+                        loose_items = True
+                    continue
+                col += len(dash)
+                mapping: dict = {}
+                top[1].append(mapping)
+                if top[5] is not None:
+                    span = [starts[i] + i + col, i, col]
+                    top[5].append(span)
+                    top = [col, mapping, True, None, span, None]
+                else:
+                    top = [col, mapping, True, None, None, None]
+                stack.append(top)
+            elif not top[2]:
+                # A key where a sequence is open: the sequence ends when it was the value of a key
+                # of a mapping at the same indentation (`key:` then `- item` lines at its column).
+                if top[0] != col or len(stack) < 2 or stack[-2][0] != col:
+                    raise Unhandled
+                stack.pop()
+                top = stack[-1]
+            if top[0] != col:
+                if top[3] is None or top[0] > col:
+                    raise Unhandled
+                mapping = {}
+                top[1][top[3]] = mapping
+                top[3] = None
+                top = [col, mapping, True, None, None, None]
+                stack.append(top)
         container = top[1]
-        if key in container or plain(key).__class__ is not str:
-            raise Unhandled  # a duplicate key (an error), or a key that is not a string
+        if key in container:
+            raise Unhandled  # a duplicate key: an error
+        if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
+            raise Unhandled  # a key that is not a string
         if not rest or rest[0] == "#":
             container[key] = None
             top[3] = key
-        else:
-            top[3] = None
+            continue
+        top[3] = None
+        # A plain scalar read before, and nothing deeper on the next line (a continuation, an error).
+        value = cache.get(rest, _MISSING)
+        following = rows[i + 1]
+        if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
             try:
-                container[key], i = _scalar(rest, col, lines, i, plain)
+                value, i = _scalar(rest, col, lines, i, plain)
             except Noted as noted:
-                container[key] = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues)
+                value = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues)
+        container[key] = value
     if stack:
         docs.append(_finish(stack, root_start, len(text), items, loose_items, issues, is_list_kind))
     elif started or not docs:
@@ -211,17 +207,12 @@ def _noted(noted: Noted, stack: list, last, line: int, column: int, issues: list
     return value
 
 
-def _close(stack: list, col: int, end: int) -> None:
-    """End the frames indented deeper than `col`; `end` is where the next token starts."""
-    while stack and stack[-1][0] > col:
-        frame = stack.pop()
-        if frame[4] is not None:
-            frame[4].append(end)
-
-
 def _finish(stack, root_start, end, items, loose_items, issues, is_list_kind) -> tuple:
     data = stack[0][1]
-    _close(stack, -1, end)
+    for frame in stack:
+        if frame[4] is not None:
+            frame[4].append(end)
+    stack.clear()
     start, line, column = root_start
     item_spans = None
     if is_list_kind(data) and isinstance(data["items"], list):
