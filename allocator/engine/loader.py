@@ -533,7 +533,8 @@ class _Doc:
 # reads the whole stream in one go, as before, so answers and positions never depend on the cache.
 
 CACHE_CHARS = 8 * 1024 * 1024  # text of the cached pieces; their parsed form is ~25 times larger
-_pieces: OrderedDict = OrderedDict()  # piece text -> list of _Doc, least recently used first
+# piece text -> (its documents, and the offset and line where they were read), least recently used first
+_pieces: OrderedDict = OrderedDict()
 _pieces_chars = 0
 _pieces_lock = threading.Lock()
 
@@ -557,16 +558,18 @@ def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
             if cached is not None:
                 _pieces.move_to_end(piece)
         if cached is None:
-            cached, piece_problems = _load_yaml(piece)
+            piece_docs, piece_problems = _load_yaml(piece)
             if piece_problems:
                 return _load_yaml(text)  # the stream's own answer, located in the stream
+            cached = (piece_docs, 0, 0)
             if keep:
                 _remember(piece, cached)
-        for doc in cached:
+        cached_docs, read_at, read_at_line = cached
+        for doc in cached_docs:
             if len(docs) == MAX_DOCUMENTS:
                 problems.append(Problem(f"the stream has more than {MAX_DOCUMENTS} documents"))
                 return docs, problems
-            docs.append(doc.shifted(len(docs), offset, lines))
+            docs.append(doc.shifted(len(docs), offset - read_at, lines - read_at_line))
             errors += sum(1 for issue in doc.issues if issue[4] == ERROR)
             if errors > MAX_PROBLEMS:
                 return docs, problems
@@ -596,7 +599,7 @@ def _load_fresh(text: str, pieces: list) -> tuple[list[_Doc], list[Problem]]:
             return docs, problems  # at or across a piece's edge: the pieces are read alone next time
         by_piece[index].append(doc)
     for (offset, lines, piece), piece_docs in zip(pieces, by_piece):
-        _remember(piece, [doc.shifted(n, -offset, -lines) for n, doc in enumerate(piece_docs)])
+        _remember(piece, (piece_docs, offset, lines))  # shifted when it is read again
     return docs, problems
 
 
@@ -625,7 +628,7 @@ def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
     return pieces
 
 
-def _remember(piece: str, docs: list[_Doc]) -> None:
+def _remember(piece: str, docs: tuple) -> None:
     global _pieces_chars
     with _pieces_lock:
         if piece in _pieces:
