@@ -130,27 +130,19 @@ def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
                 if not key:
                     if not rest or rest[0] == "#":
                         raise Unhandled  # the item's node starts on a later line
-                    value = cache.get(rest, _MISSING)
-                    following = rows[i + 1]
-                    if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
-                        try:
-                            value, i = _scalar(rest, col, lines, i, plain)
-                        except Noted as noted:
-                            value = _noted(noted, stack, len(top[1]), i, len(lines[i]) - len(rest), issues)
-                    top[1].append(value)
                     if top[5] is not None:
                         loose_items = True
-                    continue
-                col += len(dash)
-                mapping: dict = {}
-                top[1].append(mapping)
-                if top[5] is not None:
-                    span = [starts[i] + i + col, i, col]
-                    top[5].append(span)
-                    top = [col, mapping, True, None, span, None]
                 else:
-                    top = [col, mapping, True, None, None, None]
-                stack.append(top)
+                    col += len(dash)
+                    mapping: dict = {}
+                    top[1].append(mapping)
+                    if top[5] is not None:
+                        span = [starts[i] + i + col, i, col]
+                        top[5].append(span)
+                        top = [col, mapping, True, None, span, None]
+                    else:
+                        top = [col, mapping, True, None, None, None]
+                    stack.append(top)
             elif not top[2]:
                 # A key where a sequence is open: the sequence ends when it was the value of a key
                 # of a mapping at the same indentation (`key:` then `- item` lines at its column).
@@ -167,24 +159,29 @@ def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
                 top = [col, mapping, True, None, None, None]
                 stack.append(top)
         container = top[1]
-        if key in container:
-            raise Unhandled  # a duplicate key: an error
-        if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
-            raise Unhandled  # a key that is not a string
-        if not rest or rest[0] == "#":
-            container[key] = None
-            top[3] = key
-            continue
-        top[3] = None
-        # A plain scalar read before, and nothing deeper on the next line (a continuation, an error).
+        if key:
+            if key in container:
+                raise Unhandled  # a duplicate key: an error
+            if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
+                raise Unhandled  # a key that is not a string
+            if not rest or rest[0] == "#":
+                container[key] = None
+                top[3] = key
+                continue
+            top[3] = None
+        # The value of `key`, or an item of the sequence `top`: a plain scalar read before, with
+        # nothing deeper on the next line (a continuation, an error), or any other scalar.
         value = cache.get(rest, _MISSING)
         following = rows[i + 1]
         if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
             try:
                 value, i = _scalar(rest, col, lines, i, plain)
             except Noted as noted:
-                value = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues)
-        container[key] = value
+                value = _noted(noted, stack, key or len(container), i, len(lines[i]) - len(rest), issues)
+        if key:
+            container[key] = value
+        else:
+            container.append(value)
     if stack:
         docs.append(_finish(stack, root_start, len(text), items, loose_items, issues, is_list_kind))
     elif started or not docs:

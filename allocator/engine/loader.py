@@ -231,17 +231,28 @@ _PLAIN: dict = {}  # plain scalar text -> its value, for the fast reader (a func
 _CONSTRUCTOR = None  # a loader whose constructors build the scalars the fast reader has not seen
 
 
+def _plain_tag(text: str) -> str:
+    """The tag of a plain scalar: a function of its text alone."""
+    tag = _RESOLVED.get(text)
+    if tag is not None:
+        return tag
+    tag = _STR
+    for candidate, regexp in _ScenarioLoader.yaml_implicit_resolvers.get(text[:1], ()):
+        if regexp.match(text):
+            tag = candidate
+            break
+    if len(text) <= _RESOLVED_LENGTH and len(_RESOLVED) < _RESOLVED_ENTRIES:
+        _RESOLVED[text] = tag
+    return tag
+
+
 def _plain_value(text: str):
     """A plain scalar's value as the loader below makes it; fastyaml.Unhandled for one it would
     warn about or refuse (a bare y/n, `<<`, a bad number), which libyaml's reading then reports."""
     value = _PLAIN.get(text, _MISSING)
     if value is not _MISSING:
         return value
-    tag = _STR
-    for candidate, regexp in _ScenarioLoader.yaml_implicit_resolvers.get(text[:1], ()):
-        if regexp.match(text):
-            tag = candidate
-            break
+    tag = _plain_tag(text)
     if tag == _STR:
         value = text
     elif tag == _YES_NO_LETTER:
@@ -325,16 +336,7 @@ class _ScenarioLoader(yaml.CSafeLoader):
         if kind is ScalarNode:
             if implicit[0]:
                 tag = _RESOLVED.get(value)
-                if tag is not None:
-                    return tag
-                tag = _STR
-                for candidate, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if regexp.match(value):
-                        tag = candidate
-                        break
-                if len(value) <= _RESOLVED_LENGTH and len(_RESOLVED) < _RESOLVED_ENTRIES:
-                    _RESOLVED[value] = tag
-                return tag
+                return tag if tag is not None else _plain_tag(value)
             return _STR
         return _SEQ if kind is SequenceNode else _MAP
 
