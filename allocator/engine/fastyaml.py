@@ -36,8 +36,9 @@ _UNHANDLED_CHAR = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufef
 
 # One line: indentation, a `-` item indicator, a plain key and its `:`, what follows. A key is a
 # plain scalar that does not start with an indicator and holds no `:`, `#` or run of blanks; any
-# other key leaves the whole line in `rest`, which then reads as no known construct.
-_ROW = re.compile(r"^( *)(-(?: +|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*(?: [^\s:#]+)*):(?: +|$))?(.*)$", re.M)
+# other key leaves the whole line in `rest`, which then reads as no known construct. (Possessive
+# quantifiers: a shorter key or indentation could never be followed by its `:` or `-`.)
+_ROW = re.compile(r"^( *+)(-(?: ++|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*+(?: [^\s:#]+)*+):(?: ++|$))?(.*)$", re.M)
 
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SPACES = [" " * n for n in range(256)]
