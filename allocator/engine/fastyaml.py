@@ -85,7 +85,14 @@ def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
             break
         indent, dash, key, rest = rows[i]
         col = len(indent)
-        if not (key and not dash and top[0] == col and top[2]):  # else the common line: `key: value` in top
+        if key and not dash and top[0] < col and top[3] is not None and top[2]:
+            # The first line of a mapping nested in the one of the line before: `key:` then this.
+            mapping: dict = {}
+            top[1][top[3]] = mapping
+            top[3] = None
+            top = [col, mapping, True, None, None, None]
+            stack.append(top)
+        elif not (key and not dash and top[0] == col and top[2]):  # else the common line: `key: value` in top
             if not dash and not key:
                 if not rest or rest[0] == "#":
                     continue
@@ -135,7 +142,7 @@ def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
                         loose_items = True
                 else:
                     col += len(dash)
-                    mapping: dict = {}
+                    mapping = {}
                     top[1].append(mapping)
                     if top[5] is not None:
                         span = [starts[i] + i + col, i, col]

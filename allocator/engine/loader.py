@@ -1041,7 +1041,7 @@ def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject]
 
     for doc in docs:
         data = doc.data
-        issues_by_ref = _issues_by_ref(doc)
+        issues_by_ref = _issues_by_ref(doc) if doc.issues else {}
         if data is None:
             continue  # an empty document
         if isinstance(data, list) and doc.item_spans is not None:
