@@ -239,10 +239,9 @@ def _scalar(rest: str, block: int, lines: list, i: int, plain):
     if first in _INDICATORS:
         if first in "-?:" and len(rest) > 1 and rest[1] != " ":
             pass  # `-1`, `:x`: plain
+        elif first == "[" or first == "{":
+            return _flow(rest, plain), i
         else:
-            after = rest[2:].lstrip(" ")
-            if rest[:2] in ("[]", "{}") and (not after or (after[0] == "#" and rest[2] == " ")):
-                return ([] if first == "[" else {}), i
             raise Unhandled
     commented = False
     if "#" in rest:
@@ -328,3 +327,87 @@ def _quoted(rest: str, block: int, lines: list, i: int):
             breaks += 1
         if len(line) - len(line_text) <= block:
             raise Unhandled
+
+
+# A token of a one-line flow collection, after blanks: a bracket or comma; a single-quoted scalar;
+# a double-quoted one without escapes; a plain one (in a flow collection it holds none of `,[]{}`,
+# and this reader takes none with a `:` or `#` in it); `:` and a blank, which ends a key.
+_FLOW_TOKEN = re.compile(
+    r""" *+(?:([\[\]{},])|'((?:[^']|'')*+)'|"([^"\\]*+)"|((?:[^\s,\[\]{}#&*!|>'"%@`?:-]|-(?=[0-9.]))"""
+    r"""(?:[^,\[\]{}:#]*[^\s,\[\]{}:#])?)|(:(?= )))"""
+)
+
+
+def _flow(rest: str, plain):
+    """A flow collection (`[a, b]`, `{k: v, n: {m: 1}}`) that ends on its line, followed by blanks or a
+    comment. Not taken: keys without values, a collection as a key, an empty or a trailing entry,
+    `:` right after a quoted key, anything over more lines."""
+    stack: list = []  # [container, is a mapping, key being read]
+    state = "open"  # what comes next: "open" (an entry or the end), "entry", ":", "value", "sep"
+    pos = 0
+    while True:
+        token = _FLOW_TOKEN.match(rest, pos)
+        if token is None:
+            raise Unhandled
+        pos = token.end()
+        punct, single, double, text, colon = token.groups()
+        if not stack:
+            root = [] if punct == "[" else {}  # `_scalar` saw the bracket
+            stack.append([root, punct == "{", None])
+            continue
+        frame = stack[-1]
+        if punct and punct in "]}" and state in ("open", "sep"):
+            if (punct == "}") != frame[1]:
+                raise Unhandled
+            stack.pop()
+            if not stack:
+                break
+            state = "sep"
+            continue
+        if state == "sep":
+            if punct != ",":
+                raise Unhandled
+            state = "entry"
+            continue
+        if state == ":":
+            if colon is None:
+                raise Unhandled
+            state = "value"
+            continue
+        key_wanted = frame[1] and state != "value"
+        if punct == "[" or punct == "{":
+            if key_wanted:
+                raise Unhandled
+            value = [] if punct == "[" else {}
+            if frame[1]:
+                frame[0][frame[2]] = value
+            else:
+                frame[0].append(value)
+            stack.append([value, punct == "{", None])
+            state = "open"
+            continue
+        if punct or colon:
+            raise Unhandled
+        if text is not None:
+            try:
+                value = plain(text)
+            except Noted:
+                raise Unhandled from None  # a remark inside a flow collection: libyaml places it
+        else:
+            value = single.replace("''", "'") if single is not None else double
+        if key_wanted:
+            if value.__class__ is not str or value in frame[0]:
+                raise Unhandled  # a key that is not a string, a duplicate key
+            frame[2] = value
+            state = ":"
+            continue
+        if frame[1]:
+            frame[0][frame[2]] = value
+        else:
+            frame[0].append(value)
+        state = "sep"
+    after = rest[pos:]
+    stripped = after.lstrip(" ")
+    if stripped and (stripped[0] != "#" or after[0] != " "):
+        raise Unhandled
+    return root

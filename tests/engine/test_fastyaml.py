@@ -80,6 +80,8 @@ EXPECTED = [
       "j": "1", "k": "1e3", "l": 31}),
     ("a: x\n  y\n\n  z\nb: 'p\n  q''s'\nc: \"r  \n\n\n  s\"\n", {"a": "x y\nz", "b": "p q's", "c": "r\n\ns"}),
     ("items:\n- a: [] # c\n  b: {}\n-   c: d\n", {"items": [{"a": [], "b": {}}, {"c": "d"}]}),
+    ("a: [x, 'y', \"z\", 1, [ ], {b: {c: yes}, d : -1}]  # c\n",
+     {"a": ["x", "y", "z", 1, [], {"b": {"c": True}, "d": -1}]}),
 ]
 
 
@@ -97,7 +99,10 @@ LEFT_TO_LIBYAML = [
     "a: &x 1\nb: *x\n",  # anchors and aliases
     "a: !!str 1\n",  # a tag
     "a: |\n  text\n",  # a block scalar
-    "a: {b: 1}\n",  # a flow collection
+    "a: {b: 1, b: 2}\n",  # a duplicate key in a flow collection
+    "a: [x, y\n  z]\n",  # a flow collection over two lines
+    "a: [x, n]\n",  # a bare n in a flow collection (libyaml places the warning)
+    "a: {b}\n",  # a key without a value
     "a: 1\n---\n",  # an empty document
     "- a\n- b\n",  # a document that is a sequence
     "a: b: c\n",  # an error
@@ -240,6 +245,21 @@ def block_yaml(draw):
             deeper = indent + draw(st.sampled_from([1, 2, 2, 4, 0]))
             lines.append(" " * deeper + piece)
 
+    def flow(depth: int) -> str:
+        """A one-line flow collection, or a scalar in one."""
+        if depth and (depth > 2 or sometimes(0.5)):
+            word = draw(st.sampled_from(SAFE_WORDS)) if sometimes(0.8) else draw(WORDS)
+            return draw(st.sampled_from([word, word, word, f"'{word}'", f'"{word}"', "", " "]))
+        sep = draw(st.sampled_from([", ", ", ", ",", " , "])) if not sometimes(0.05) else ", , "
+        pad = draw(st.sampled_from(["", "", " "]))
+        size = draw(st.integers(0, 3))
+        if sometimes(0.5):
+            body = sep.join(flow(depth + 1) for _ in range(size))
+            return "[" + pad + body + pad + ("]" if not sometimes(0.1) else draw(st.sampled_from([", ]", ""])))
+        body = sep.join(draw(BLOCK_KEYS) + draw(st.sampled_from([": ", ": ", ":", " : "])) + flow(depth + 1)
+                        for _ in range(size))
+        return "{" + pad + body + pad + ("}" if not sometimes(0.1) else "]")
+
     def node(head: str, indent: int, depth: int, inline: bool, kind=None):
         """A value after `head` (`key:` or `-`); `inline`: a mapping may start on the head's line."""
         if kind is None:
@@ -247,7 +267,11 @@ def block_yaml(draw):
         if kind == "scalar":
             scalar(head + " ", indent)
         elif kind == "flow":
-            lines.append(head + draw(st.sampled_from([" []", " {}", " [] # c", " []", " {}  ", " []x", "[]"])))
+            if sometimes(0.3):
+                lines.append(head + draw(st.sampled_from([" []", " {}", " [] # c", " []", " {}  ", " []x", "[]"])))
+            else:
+                tail = draw(st.sampled_from(["#c", " x"])) if sometimes(0.1) else draw(st.sampled_from(["", " # c", "  "]))
+                lines.append(head + " " + flow(0) + tail)
         elif kind == "map":
             if inline and not sometimes(0.1):
                 column = len(head) + draw(st.sampled_from([1, 1, 3]))
@@ -285,7 +309,7 @@ def block_yaml(draw):
     return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n# end\n"]))
 
 
-SETTINGS = settings(max_examples=400, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 
 
