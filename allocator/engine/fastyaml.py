@@ -30,6 +30,11 @@ class Noted(Exception):
     """Raised by `plain` for a scalar read with a remark (a bare y/n): (value, message, severity)."""
 
 
+# The reader holds every line of the text split up at once, about 18 times the text's size (libyaml
+# holds one document's nodes at a time): a cluster dump of 30 MB is read by libyaml, within the
+# worker's memory limit.
+MAX_CHARS = 2 * 1024 * 1024
+
 # Characters libyaml accepts in a stream, less the ones this reader leaves to it: tab, the
 # line breaks other than \n (\r, NEL, U+2028, U+2029), a BOM in the middle.
 _UNHANDLED_CHAR = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
@@ -52,7 +57,7 @@ def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
     take), and `cache` holds values it gave, by text; `is_list_kind(data)` says whether a document is a List whose items get spans. A span
     is (start offset, end offset, 0-based line, 0-based column) of the node as libyaml marks it; an
     issue (path in the document, message, line, column, severity) is a remark `plain` made."""
-    if _UNHANDLED_CHAR.search(text) is not None:
+    if len(text) > MAX_CHARS or _UNHANDLED_CHAR.search(text) is not None:
         return None
     try:
         return _read(text, plain, cache, is_list_kind)

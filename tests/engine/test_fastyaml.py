@@ -112,6 +112,7 @@ LEFT_TO_LIBYAML = [
     "a: \"x\\ty\"\n",  # an escape
     "%YAML 1.1\n---\na: 1\n",  # a directive
     "a: 1\r\nb: 2\r\n",  # a \r
+    "a: 1\n" + "#" * fastyaml.MAX_CHARS,  # a text too long to hold split up
 ]
 
 
