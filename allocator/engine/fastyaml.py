@@ -246,6 +246,8 @@ def _scalar(rest: str, block: int, lines: list, i: int, plain):
             pass  # `-1`, `:x`: plain
         elif first == "[" or first == "{":
             return _flow(rest, plain), i
+        elif first == "|":
+            return _literal(rest, block, lines, i)
         else:
             raise Unhandled
     commented = False
@@ -416,3 +418,50 @@ def _flow(rest: str, plain):
     if stripped and (stripped[0] != "#" or after[0] != " "):
         raise Unhandled
     return root
+
+
+def _literal(rest: str, block: int, lines: list, i: int):
+    """A literal block scalar (`|`, `|-`, `|+`) whose first line follows its header: its indentation is
+    that line's; each line keeps what is past it; lines with less end it, unless blank. Not taken: an
+    indentation indicator, blank lines before the first line, a first line not deeper than `block`."""
+    header = rest[1:]
+    chomp = header[:1] if header[:1] in ("-", "+") else ""
+    after = header[len(chomp):]
+    stripped = after.lstrip(" ")
+    if stripped and (stripped[0] != "#" or after[0] != " "):
+        raise Unhandled
+    first = lines[i + 1] if i + 2 < len(lines) or (i + 2 == len(lines) and lines[i + 1]) else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if indent <= block or indent == len(first):
+        raise Unhandled
+    spaces = _SPACES[indent]
+    parts: list[str] = []
+    breaks = 0  # blank lines since the last line of text
+    last = i  # the last line read
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        if j == len(lines) - 1 and not line:
+            break  # the end of the text after its last line break
+        if line.startswith(spaces) and len(line) > indent:
+            if parts:
+                parts.append("\n" * (breaks + 1))
+            parts.append(line[indent:])
+            breaks = 0
+            last = j
+        elif not line.strip(" "):
+            if j == len(lines) - 1:
+                break  # blanks at the end of the text, with no line break after them
+            breaks += 1
+        else:
+            break
+        j += 1
+    ended = last < len(lines) - 1  # the last line of text has a line break after it
+    if chomp == "-" or not ended:
+        tail = ""
+    elif chomp == "+":
+        tail = "\n" * (breaks + 1)
+        last = j - 1
+    else:
+        tail = "\n"
+    return "".join(parts) + tail, last

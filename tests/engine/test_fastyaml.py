@@ -75,6 +75,7 @@ def test_every_yaml_file_reads_as_libyaml_reads_it_and_most_take_the_fast_way():
 
 EXPECTED = [
     # (text, data) the fast reader takes, read as the loader reads them
+    ("a: |\n  x\n   y\n\n  z\nb: |-\n  w\n\nc: |+\n  v\n\n", {"a": "x\n y\n\nz\n", "b": "w", "c": "v\n\n"}),
     ("a: 1\nb: yes\nc: 0o17\nd: 017\ne: 1_000\nf: .inf\ng: 2001-12-14\nh: ~\ni:\nj: '1'\nk: 1e3\nl: 0x1F\n",
      {"a": 1, "b": True, "c": "0o17", "d": 15, "e": 1000, "f": math.inf, "g": "2001-12-14", "h": None, "i": None,
       "j": "1", "k": "1e3", "l": 31}),
@@ -98,7 +99,9 @@ LEFT_TO_LIBYAML = [
     "<<: {a: 1}\n",  # merge
     "a: &x 1\nb: *x\n",  # anchors and aliases
     "a: !!str 1\n",  # a tag
-    "a: |\n  text\n",  # a block scalar
+    "a: >\n  text\n",  # a folded block scalar
+    "a: |2\n  text\n",  # an indentation indicator
+    "a: |\n\n  text\n",  # a blank line before the first line
     "a: {b: 1, b: 2}\n",  # a duplicate key in a flow collection
     "a: [x, y\n  z]\n",  # a flow collection over two lines
     "a: [x, n]\n",  # a bare n in a flow collection (libyaml places the warning)
@@ -220,8 +223,18 @@ def block_yaml(draw):
 
     def scalar(head: str, indent: int):
         """`head` then a scalar, on this line and perhaps the next ones (deeper than `indent`)."""
-        style = draw(st.sampled_from(["plain", "plain", "plain", "single", "double", "empty"]))
+        style = draw(st.sampled_from(["plain", "plain", "plain", "single", "double", "empty", "literal"]))
         words = draw(st.lists(WORDS, min_size=1, max_size=4))
+        if style == "literal":
+            lines.append(head + "|" + draw(st.sampled_from(["", "", "-", "+", "2", " # c", "-  #c", ">"])))
+            deeper = indent + draw(st.sampled_from([1, 2, 2, 4, 0]))
+            for n, word in enumerate(words):
+                if n and sometimes(0.2):
+                    lines.append(draw(st.sampled_from(["", " ", "   ", " " * (deeper + 2)])))
+                lines.append(" " * (deeper + draw(st.sampled_from([0, 0, 0, 1, 3]))) + word)
+            if sometimes(0.3):
+                lines.append(draw(st.sampled_from(["", " ", "   "])))
+            return
         if style == "empty":
             lines.append(head.rstrip(" ") + draw(st.sampled_from(["", " # c", " "])))
             return
@@ -310,6 +323,24 @@ def block_yaml(draw):
     return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n# end\n"]))
 
 
+@st.composite
+def literal_yaml(draw):
+    """A literal block scalar (`|`) in a mapping or a sequence, its lines indented every which way,
+    blank lines among and after them, and what may follow it."""
+    prefix, head, column = draw(st.sampled_from([("", "a: ", 0), ("k:\n", "- ", 0), ("k:\n  ", "- a: ", 4),
+                                                  ("k:\n  ", "- ", 2), ("k:\n", "  a: ", 2)]))
+    header = "|" + draw(st.sampled_from(["", "-", "+", " # c", "+ #", "1", "-2", "x"]))
+    indent = column + draw(st.sampled_from([1, 2, 2, 3, 0]))
+    body = []
+    for _ in range(draw(st.integers(0, 5))):
+        body.append(draw(st.one_of(
+            st.builds(lambda extra, word: " " * (indent + extra) + word, st.sampled_from([0, 0, 1, 3, -1]),
+                      st.sampled_from(["x", "a: b", "# c", "- y", "'q'", "y", " "])),
+            st.sampled_from(["", " ", " " * indent, " " * (indent + 2)]))))
+    follow = draw(st.sampled_from(["", "b: 1", "# c", "---\nx: 1", " " * column + "c: 2", "-  z"]))
+    return prefix + head + header + "\n" + "\n".join(body + [follow]) + draw(st.sampled_from(["", "\n", "\n\n"]))
+
+
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 
@@ -317,6 +348,12 @@ SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=
 @SETTINGS
 @given(block_yaml())
 def test_block_yaml_reads_as_libyaml_reads_it(text):
+    check(text)
+
+
+@SETTINGS
+@given(literal_yaml())
+def test_literal_block_scalars_read_as_libyaml_reads_them(text):
     check(text)
 
 
