@@ -7,12 +7,13 @@ builds the dicts and lists directly, with the document spans the loader keeps (w
 document, and each item of a List, starts and ends).
 
 It reads a subset only: block mappings and sequences indented with spaces, plain keys, plain and
-quoted scalars (also over several lines), `[]` and `{}`, comments, `---` between documents. At the
-first thing outside that subset, or anything libyaml would refuse or warn about (a duplicate key,
-a key that is not a string, a bare y/n, a tag, an anchor, an alias, a flow collection, a block
-scalar, a tab, a `\\r`, an escape in a double-quoted scalar, an empty document, an odd indentation),
-it gives up (`read` returns None) and the loader reads the text with libyaml, which then gives the
-answer and the located error. So what it accepts it must read exactly as libyaml and the loader's
+quoted scalars (also over several lines), flow collections on one line, literal block scalars,
+comments, `---` between documents. At the first thing outside that subset, or anything libyaml
+would refuse or remark on (a duplicate key, a key that is not a string, a tag, an anchor, an alias,
+a flow collection over several lines, a folded block scalar, a tab, a `\\r`, an escape in a
+double-quoted scalar, an empty document, an odd indentation), it gives up (`read` returns None) and
+the loader reads the text with libyaml, which then gives the answer and the located error; only a
+bare y/n it reads itself, with the warning libyaml's reading gives, at the same place. So what it accepts it must read exactly as libyaml and the loader's
 constructor do, values, types and spans alike; tests/engine/test_fastyaml.py checks that against
 libyaml on generated texts and on every YAML file of the repository and the shared folder.
 """
