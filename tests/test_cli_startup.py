@@ -35,7 +35,7 @@ with open(report, "w") as handle:
 # What reads the flags: the command, the engine package and the gate table, and the loader's size
 # limit (the scenario is read up to it) with its depth guard.
 BEFORE_INPUT = {"allocator", "allocator.cli", "allocator.engine", "allocator.engine.dataclass_code",
-                "allocator.engine.gates", "allocator.engine.loader", "allocator.engine.problems",
+                "allocator.engine.fastyaml", "allocator.engine.gates", "allocator.engine.loader", "allocator.engine.problems",
                 "allocator.engine.yamlguard"}
 # Only some inputs need these: an explanation (the readable report, --explain), Pods, RBAC objects
 # or --as-*, regexes, time zones, URLs and IPs in CEL, shared devices, a kind the playground does not read.

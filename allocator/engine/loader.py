@@ -35,7 +35,7 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from allocator.engine import yamlguard
+from allocator.engine import fastyaml, yamlguard
 from allocator.engine.problems import ERROR, WARNING, Problem
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-node GPU cluster dump is about 30 MB
@@ -227,6 +227,52 @@ _RESOLVED_ENTRIES = 50_000
 # (`0`, `true` and `1` by the thousand), so what PyYAML's constructor made of it is kept.
 _CONSTRUCTED: dict = {_TAG_PREFIX + tag: {} for tag in ("int", "float", "bool", "null")}
 _MISSING = object()
+_PLAIN: dict = {}  # plain scalar text -> its value, for the fast reader (a function of the text alone)
+_CONSTRUCTOR = None  # a loader whose constructors build the scalars the fast reader has not seen
+
+
+def _plain_tag(text: str) -> str:
+    """The tag of a plain scalar: a function of its text alone."""
+    tag = _RESOLVED.get(text)
+    if tag is not None:
+        return tag
+    tag = _STR
+    for candidate, regexp in _ScenarioLoader.yaml_implicit_resolvers.get(text[:1], ()):
+        if regexp.match(text):
+            tag = candidate
+            break
+    if len(text) <= _RESOLVED_LENGTH and len(_RESOLVED) < _RESOLVED_ENTRIES:
+        _RESOLVED[text] = tag
+    return tag
+
+
+def _plain_value(text: str):
+    """A plain scalar's value as the loader below makes it; fastyaml.Unhandled for one it would
+    warn about or refuse (a bare y/n, `<<`, a bad number), which libyaml's reading then reports."""
+    value = _PLAIN.get(text, _MISSING)
+    if value is not _MISSING:
+        return value
+    tag = _plain_tag(text)
+    if tag == _STR:
+        value = text
+    elif tag == _YES_NO_LETTER:
+        raise fastyaml.Noted(text, _letter_warning(text), WARNING)
+    else:
+        known = _CONSTRUCTED.get(tag)
+        if known is None:
+            raise fastyaml.Unhandled
+        value = known.get(text, _MISSING)
+        if value is _MISSING:
+            global _CONSTRUCTOR
+            if _CONSTRUCTOR is None:
+                _CONSTRUCTOR = _ScenarioLoader("")
+            try:
+                value = _ScenarioLoader.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, text))
+            except Exception:
+                raise fastyaml.Unhandled from None
+    if len(text) <= _RESOLVED_LENGTH and len(_PLAIN) < _RESOLVED_ENTRIES:
+        _PLAIN[text] = value
+    return value
 
 
 class _ScenarioLoader(yaml.CSafeLoader):
@@ -290,16 +336,7 @@ class _ScenarioLoader(yaml.CSafeLoader):
         if kind is ScalarNode:
             if implicit[0]:
                 tag = _RESOLVED.get(value)
-                if tag is not None:
-                    return tag
-                tag = _STR
-                for candidate, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if regexp.match(value):
-                        tag = candidate
-                        break
-                if len(value) <= _RESOLVED_LENGTH and len(_RESOLVED) < _RESOLVED_ENTRIES:
-                    _RESOLVED[value] = tag
-                return tag
+                return tag if tag is not None else _plain_tag(value)
             return _STR
         return _SEQ if kind is SequenceNode else _MAP
 
@@ -422,14 +459,14 @@ def _original_string(loader, node):
 
 def _yes_no_letter(loader, node):
     value = loader.construct_scalar(node)
-    meaning = "true" if value in "yY" else "false"
-    loader.issues.append((
-        f'unquoted {value} is the boolean {meaning} to Kubernetes (YAML 1.1); '
-        f'the playground reads the string "{value}": quote it to mean the letter',
-        node,
-        WARNING,
-    ))
+    loader.issues.append((_letter_warning(value), node, WARNING))
     return value
+
+
+def _letter_warning(value: str) -> str:
+    meaning = "true" if value in "yY" else "false"
+    return (f'unquoted {value} is the boolean {meaning} to Kubernetes (YAML 1.1); '
+            f'the playground reads the string "{value}": quote it to mean the letter')
 
 
 def _checked(construct):
@@ -498,7 +535,8 @@ class _Doc:
 # reads the whole stream in one go, as before, so answers and positions never depend on the cache.
 
 CACHE_CHARS = 8 * 1024 * 1024  # text of the cached pieces; their parsed form is ~25 times larger
-_pieces: OrderedDict = OrderedDict()  # piece text -> list of _Doc, least recently used first
+# piece text -> (its documents, and the offset and line where they were read), least recently used first
+_pieces: OrderedDict = OrderedDict()
 _pieces_chars = 0
 _pieces_lock = threading.Lock()
 
@@ -522,16 +560,18 @@ def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
             if cached is not None:
                 _pieces.move_to_end(piece)
         if cached is None:
-            cached, piece_problems = _load_yaml(piece)
+            piece_docs, piece_problems = _load_yaml(piece)
             if piece_problems:
                 return _load_yaml(text)  # the stream's own answer, located in the stream
+            cached = (piece_docs, 0, 0)
             if keep:
                 _remember(piece, cached)
-        for doc in cached:
+        cached_docs, read_at, read_at_line = cached
+        for doc in cached_docs:
             if len(docs) == MAX_DOCUMENTS:
                 problems.append(Problem(f"the stream has more than {MAX_DOCUMENTS} documents"))
                 return docs, problems
-            docs.append(doc.shifted(len(docs), offset, lines))
+            docs.append(doc.shifted(len(docs), offset - read_at, lines - read_at_line))
             errors += sum(1 for issue in doc.issues if issue[4] == ERROR)
             if errors > MAX_PROBLEMS:
                 return docs, problems
@@ -561,7 +601,7 @@ def _load_fresh(text: str, pieces: list) -> tuple[list[_Doc], list[Problem]]:
             return docs, problems  # at or across a piece's edge: the pieces are read alone next time
         by_piece[index].append(doc)
     for (offset, lines, piece), piece_docs in zip(pieces, by_piece):
-        _remember(piece, [doc.shifted(n, -offset, -lines) for n, doc in enumerate(piece_docs)])
+        _remember(piece, (piece_docs, offset, lines))  # shifted when it is read again
     return docs, problems
 
 
@@ -590,7 +630,7 @@ def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
     return pieces
 
 
-def _remember(piece: str, docs: list[_Doc]) -> None:
+def _remember(piece: str, docs: tuple) -> None:
     global _pieces_chars
     with _pieces_lock:
         if piece in _pieces:
@@ -611,6 +651,13 @@ def clear_cache() -> None:
 
 
 def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
+    fast = fastyaml.read(text, _plain_value, _PLAIN, _is_list_kind)
+    if fast is not None:
+        return [_Doc(index, data, span, item_spans, issues) for index, (data, span, item_spans, issues) in enumerate(fast)], []
+    return _load_yaml_with_libyaml(text)
+
+
+def _load_yaml_with_libyaml(text: str) -> tuple[list[_Doc], list[Problem]]:
     docs: list[_Doc] = []
     problems: list[Problem] = []
     loader = None
@@ -994,7 +1041,7 @@ def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject]
 
     for doc in docs:
         data = doc.data
-        issues_by_ref = _issues_by_ref(doc)
+        issues_by_ref = _issues_by_ref(doc) if doc.issues else {}
         if data is None:
             continue  # an empty document
         if isinstance(data, list) and doc.item_spans is not None:

@@ -1,0 +1,468 @@
+"""A fast reader for the plain block-style YAML that scenarios are nearly always written in.
+
+libyaml builds a PyYAML node object for every scalar and collection (two Python calls each, for
+the tag and the node) and the constructor walks them again; for the few hundred short lines of a
+scenario that is most of the reading time. This reader goes through the text line by line and
+builds the dicts and lists directly, with the document spans the loader keeps (where each
+document, and each item of a List, starts and ends).
+
+It reads a subset only: block mappings and sequences indented with spaces, plain keys, plain and
+quoted scalars (also over several lines), flow collections on one line, literal block scalars,
+comments, `---` between documents. At the first thing outside that subset, or anything libyaml
+would refuse or remark on (a duplicate key, a key that is not a string, a tag, an anchor, an alias,
+a flow collection over several lines, a folded block scalar, a tab, a `\\r`, an escape in a
+double-quoted scalar, an empty document, an odd indentation), it gives up (`read` returns None) and
+the loader reads the text with libyaml, which then gives the answer and the located error; only a
+bare y/n it reads itself, with the warning libyaml's reading gives, at the same place. So what it accepts it must read exactly as libyaml and the loader's
+constructor do, values, types and spans alike; tests/engine/test_fastyaml.py checks that against
+libyaml on generated texts and on every YAML file of the repository and the shared folder.
+"""
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+
+
+class Unhandled(Exception):
+    """The text (or a scalar in it) is not for this reader: read it with libyaml."""
+
+
+class Noted(Exception):
+    """Raised by `plain` for a scalar read with a remark (a bare y/n): (value, message, severity)."""
+
+
+# The reader holds every line of the text split up at once, about 18 times the text's size (libyaml
+# holds one document's nodes at a time): a cluster dump of 30 MB is read by libyaml, within the
+# worker's memory limit.
+MAX_CHARS = 2 * 1024 * 1024
+
+# Characters libyaml accepts in a stream, less the ones this reader leaves to it: tab, the
+# line breaks other than \n (\r, NEL, U+2028, U+2029), a BOM in the middle.
+_UNHANDLED_CHAR = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+
+# One line: indentation, a `-` item indicator, a plain key and its `:`, what follows. A key is a
+# plain scalar that does not start with an indicator and holds no `:`, `#` or run of blanks; any
+# other key leaves the whole line in `rest`, which then reads as no known construct. (Possessive
+# quantifiers: a shorter key or indentation could never be followed by its `:` or `-`.)
+_ROW = re.compile(r"^( *+)(-(?: ++|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*+(?: [^\s:#]+)*+):(?: ++|$))?(.*)$", re.M)
+
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_SPACES = [" " * n for n in range(256)]
+_MISSING = object()
+_NO_FRAME = [-1, None, False, None, None, None]  # the innermost frame when no document is open
+
+
+def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+    """The documents of `text` as (data, span, item spans, issues), or None when libyaml must read it.
+    `plain(text)` gives a plain scalar's value (raising Unhandled for one this reader must not
+    take), and `cache` holds values it gave, by text; `is_list_kind(data)` says whether a document is a List whose items get spans. A span
+    is (start offset, end offset, 0-based line, 0-based column) of the node as libyaml marks it; an
+    issue (path in the document, message, line, column, severity) is a remark `plain` made."""
+    if len(text) > MAX_CHARS or _UNHANDLED_CHAR.search(text) is not None:
+        return None
+    try:
+        return _read(text, plain, cache, is_list_kind)
+    except (Unhandled, Noted, IndexError):
+        return None
+
+
+def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+    lines = text.split("\n")
+    rows = _ROW.findall(text)  # (indentation, `-` indicator, key, rest) of every line
+    count = len(lines)
+    if len(rows) != count:
+        raise Unhandled
+    rows.append(("", "", "", "end"))  # what follows the last line: nothing deeper
+    starts = [0, *accumulate(map(len, lines))]  # line i starts at starts[i] + i
+    docs: list[tuple] = []
+    # The open document: its frames, innermost last, each [indent, container, is a mapping,
+    # key waiting for a nested value, span being recorded (a List item), item spans (its items)].
+    stack: list = []
+    started = False  # a `---` opened a document that has no content yet
+    root_start = None
+    items = None  # the item spans of the root's `items` sequence, when it is a block sequence
+    loose_items = False  # an item of that sequence is not a block mapping
+    issues: list = []  # of the open document
+    top = _NO_FRAME  # the innermost frame (stack[-1]) from line to line
+    i = -1
+    while True:
+        i += 1
+        if i == count:
+            break
+        indent, dash, key, rest = rows[i]
+        col = len(indent)
+        if key and not dash and top[0] < col and top[3] is not None and top[2]:
+            # The first line of a mapping nested in the one of the line before: `key:` then this.
+            mapping: dict = {}
+            top[1][top[3]] = mapping
+            top[3] = None
+            top = [col, mapping, True, None, None, None]
+            stack.append(top)
+        elif not (key and not dash and top[0] == col and top[2]):  # else the common line: `key: value` in top
+            if not dash and not key:
+                if not rest or rest[0] == "#":
+                    continue
+                if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
+                    after = rest[3:].lstrip(" ")
+                    if after and after[0] != "#":
+                        raise Unhandled
+                    if stack:
+                        docs.append(_finish(stack, root_start, starts[i] + i, items, loose_items, issues, is_list_kind))
+                        top = _NO_FRAME
+                    elif started:
+                        raise Unhandled  # an empty document
+                    started = True
+                    continue
+                raise Unhandled  # a scalar alone on its line, `...`, a directive, a flow collection...
+            if not stack:
+                if dash or len(docs) >= 100_000:
+                    raise Unhandled  # a document that is a sequence; too many documents
+                stack.append([col, {}, True, None, None, None])
+                root_start = (starts[i] + i + col, i, col)
+                items, loose_items, started, issues = None, False, False, []
+            elif stack[-1][0] > col:
+                end = starts[i] + i + col  # where this line's first token is: the end of what it closes
+                while stack[-1][0] > col:  # IndexError when the document's own mapping ends
+                    frame = stack.pop()
+                    if frame[4] is not None:
+                        frame[4].append(end)
+            top = stack[-1]
+            if dash:
+                if top[2]:
+                    if top[3] is None:
+                        raise Unhandled
+                    sequence: list = []
+                    top[1][top[3]] = sequence
+                    frame = [col, sequence, False, None, None, None]
+                    if len(stack) == 1 and top[3] == "items":
+                        items = frame[5] = []
+                    top[3] = None
+                    stack.append(frame)
+                    top = frame
+                elif top[0] != col:
+                    raise Unhandled
+                if not key:
+                    if not rest or rest[0] == "#":
+                        raise Unhandled  # the item's node starts on a later line
+                    if top[5] is not None:
+                        loose_items = True
+                else:
+                    col += len(dash)
+                    mapping = {}
+                    top[1].append(mapping)
+                    if top[5] is not None:
+                        span = [starts[i] + i + col, i, col]
+                        top[5].append(span)
+                        top = [col, mapping, True, None, span, None]
+                    else:
+                        top = [col, mapping, True, None, None, None]
+                    stack.append(top)
+            elif not top[2]:
+                # A key where a sequence is open: the sequence ends when it was the value of a key
+                # of a mapping at the same indentation (`key:` then `- item` lines at its column).
+                if top[0] != col or len(stack) < 2 or stack[-2][0] != col:
+                    raise Unhandled
+                stack.pop()
+                top = stack[-1]
+            if top[0] != col:
+                if top[3] is None or top[0] > col:
+                    raise Unhandled
+                mapping = {}
+                top[1][top[3]] = mapping
+                top[3] = None
+                top = [col, mapping, True, None, None, None]
+                stack.append(top)
+        container = top[1]
+        if key:
+            if key in container:
+                raise Unhandled  # a duplicate key: an error
+            if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
+                raise Unhandled  # a key that is not a string
+            if not rest or rest[0] == "#":
+                container[key] = None
+                top[3] = key
+                continue
+            top[3] = None
+        # The value of `key`, or an item of the sequence `top`: a plain scalar read before, with
+        # nothing deeper on the next line (a continuation, an error), or any other scalar.
+        value = cache.get(rest, _MISSING)
+        following = rows[i + 1]
+        if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
+            try:
+                value, i = _scalar(rest, col, lines, i, plain)
+            except Noted as noted:
+                value = _noted(noted, stack, key or len(container), i, len(lines[i]) - len(rest), issues)
+        if key:
+            container[key] = value
+        else:
+            container.append(value)
+    if stack:
+        docs.append(_finish(stack, root_start, len(text), items, loose_items, issues, is_list_kind))
+    elif started or not docs:
+        raise Unhandled  # an empty document at the end, or no document at all
+    return docs
+
+
+def _noted(noted: Noted, stack: list, last, line: int, column: int, issues: list):
+    """Record the remark on a one-line scalar at (line, column), the member `last` of the innermost
+    collection, and give its value."""
+    value, message, severity = noted.args
+    path = []
+    for parent, child in zip(stack, stack[1:]):
+        if parent[2]:
+            path.append(next(reversed(parent[1])))  # the key a nested collection was opened for
+        else:
+            path.append(len(parent[1]) - 1)
+    path.append(last)
+    issues.append((tuple(path), message, line + 1, column + 1, severity))
+    return value
+
+
+def _finish(stack, root_start, end, items, loose_items, issues, is_list_kind) -> tuple:
+    data = stack[0][1]
+    for frame in stack:
+        if frame[4] is not None:
+            frame[4].append(end)
+    stack.clear()
+    start, line, column = root_start
+    item_spans = None
+    if is_list_kind(data) and isinstance(data["items"], list):
+        if not data["items"]:
+            item_spans = []
+        elif items is None or loose_items or len(items) != len(data["items"]):
+            raise Unhandled
+        else:
+            item_spans = [(s, e, l, c) for s, l, c, e in items]
+    return data, (start, end, line, column), item_spans, issues
+
+
+def _scalar(rest: str, block: int, lines: list, i: int, plain):
+    """The scalar that starts `rest` (on line i, inside a block collection at column `block`), and
+    the line and offset where it ends (it may go on over the next lines)."""
+    first = rest[0]
+    if first == "'" or first == '"':
+        return _quoted(rest, block, lines, i)
+    if first in _INDICATORS:
+        if first in "-?:" and len(rest) > 1 and rest[1] != " ":
+            pass  # `-1`, `:x`: plain
+        elif first == "[" or first == "{":
+            return _flow(rest, plain), i
+        elif first == "|":
+            return _literal(rest, block, lines, i)
+        else:
+            raise Unhandled
+    commented = False
+    if "#" in rest:
+        hash_at = rest.find(" #")
+        if hash_at >= 0:
+            rest = rest[:hash_at]
+            commented = True
+    value = rest.rstrip(" ")
+    if ": " in value or value[-1] == ":":
+        raise Unhandled
+    if not commented and i + 1 < len(lines):
+        following = lines[i + 1]
+        if not following.strip(" ") or following.startswith(_SPACES[block + 1]):
+            return _plain_lines(value, block, lines, i, plain)
+    return plain(value), i
+
+
+def _plain_lines(value: str, block: int, lines: list, i: int, plain):
+    """A plain scalar that may go on over the next lines (those indented deeper than its block):
+    folded, a line break a space, each empty line between a line break."""
+    parts = [value]
+    breaks = 0
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        text = line.lstrip(" ")
+        if not text:
+            breaks += 1
+            j += 1
+            continue
+        if len(line) - len(text) <= block:
+            break
+        text = text.rstrip(" ")
+        if text[0] == "#" or ": " in text or text[-1] == ":" or " #" in text:
+            raise Unhandled  # a comment ends the scalar: what follows is not for this reader
+        parts.append("\n" * breaks if breaks else " ")
+        parts.append(text)
+        breaks = 0
+        i = j
+        j += 1
+    return plain("".join(parts) if len(parts) > 1 else value), i
+
+
+def _quoted(rest: str, block: int, lines: list, i: int):
+    """A single- or double-quoted scalar (a double-quoted one without escapes), folded over its
+    lines as a plain one is; what follows its closing quote must be blanks or a comment."""
+    quote = rest[0]
+    line_text = rest[1:]
+    parts: list[str] = []
+    breaks = -1  # before the first line
+    while True:
+        if quote == '"' and "\\" in line_text:
+            raise Unhandled
+        end = line_text.find(quote)
+        if quote == "'":
+            while end >= 0 and line_text[end + 1:end + 2] == "'":
+                end = line_text.find("'", end + 2)
+        if end >= 0:
+            piece, after = line_text[:end], line_text[end + 1:]
+        else:
+            piece, after = line_text.rstrip(" "), None
+            if breaks == -1 and not piece:
+                raise Unhandled  # the opening quote ends its line
+        if quote == "'" and "''" in piece:
+            piece = piece.replace("''", "'")
+        if breaks > 0:
+            parts.append("\n" * breaks)
+        elif breaks == 0:
+            parts.append(" ")
+        parts.append(piece)
+        if after is not None:
+            stripped = after.lstrip(" ")
+            if stripped and (stripped[0] != "#" or after[0] != " "):
+                raise Unhandled  # `'a': b`, `'a'b`, `'a'#c`
+            return "".join(parts), i
+        breaks = 0
+        while True:
+            i += 1
+            line = lines[i]  # IndexError past the end: an unclosed quote
+            line_text = line.lstrip(" ")
+            if line_text:
+                break
+            breaks += 1
+        if len(line) - len(line_text) <= block:
+            raise Unhandled
+
+
+# A token of a one-line flow collection, after blanks: a bracket or comma; a single-quoted scalar;
+# a double-quoted one without escapes; a plain one (in a flow collection it holds none of `,[]{}`,
+# and this reader takes none with a `:` or `#` in it); `:` and a blank, which ends a key.
+_FLOW_TOKEN = re.compile(
+    r""" *+(?:([\[\]{},])|'((?:[^']|'')*+)'|"([^"\\]*+)"|((?:[^\s,\[\]{}#&*!|>'"%@`?:-]|-(?=[0-9.]))"""
+    r"""(?:[^,\[\]{}:#]*[^\s,\[\]{}:#])?)|(:(?= )))"""
+)
+
+
+def _flow(rest: str, plain):
+    """A flow collection (`[a, b]`, `{k: v, n: {m: 1}}`) that ends on its line, followed by blanks or a
+    comment. Not taken: keys without values, a collection as a key, an empty or a trailing entry,
+    `:` right after a quoted key, anything over more lines."""
+    stack: list = []  # [container, is a mapping, key being read]
+    state = "open"  # what comes next: "open" (an entry or the end), "entry", ":", "value", "sep"
+    pos = 0
+    while True:
+        token = _FLOW_TOKEN.match(rest, pos)
+        if token is None:
+            raise Unhandled
+        pos = token.end()
+        punct, single, double, text, colon = token.groups()
+        if not stack:
+            root = [] if punct == "[" else {}  # `_scalar` saw the bracket
+            stack.append([root, punct == "{", None])
+            continue
+        frame = stack[-1]
+        if punct and punct in "]}" and state in ("open", "sep"):
+            if (punct == "}") != frame[1]:
+                raise Unhandled
+            stack.pop()
+            if not stack:
+                break
+            state = "sep"
+            continue
+        if state == "sep":
+            if punct != ",":
+                raise Unhandled
+            state = "entry"
+            continue
+        if state == ":":
+            if colon is None:
+                raise Unhandled
+            state = "value"
+            continue
+        key_wanted = frame[1] and state != "value"
+        if punct == "[" or punct == "{":
+            if key_wanted:
+                raise Unhandled
+            value = [] if punct == "[" else {}
+            if frame[1]:
+                frame[0][frame[2]] = value
+            else:
+                frame[0].append(value)
+            stack.append([value, punct == "{", None])
+            state = "open"
+            continue
+        if punct or colon:
+            raise Unhandled
+        if text is not None:
+            try:
+                value = plain(text)
+            except Noted:
+                raise Unhandled from None  # a remark inside a flow collection: libyaml places it
+        else:
+            value = single.replace("''", "'") if single is not None else double
+        if key_wanted:
+            if value.__class__ is not str or value in frame[0]:
+                raise Unhandled  # a key that is not a string, a duplicate key
+            frame[2] = value
+            state = ":"
+            continue
+        if frame[1]:
+            frame[0][frame[2]] = value
+        else:
+            frame[0].append(value)
+        state = "sep"
+    after = rest[pos:]
+    stripped = after.lstrip(" ")
+    if stripped and (stripped[0] != "#" or after[0] != " "):
+        raise Unhandled
+    return root
+
+
+def _literal(rest: str, block: int, lines: list, i: int):
+    """A literal block scalar (`|`, `|-`, `|+`) whose first line follows its header: its indentation is
+    that line's; each line keeps what is past it; lines with less end it, unless blank. Not taken: an
+    indentation indicator, blank lines before the first line, a first line not deeper than `block`."""
+    header = rest[1:]
+    chomp = header[:1] if header[:1] in ("-", "+") else ""
+    after = header[len(chomp):]
+    stripped = after.lstrip(" ")
+    if stripped and (stripped[0] != "#" or after[0] != " "):
+        raise Unhandled
+    first = lines[i + 1] if i + 2 < len(lines) or (i + 2 == len(lines) and lines[i + 1]) else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if indent <= block or indent == len(first):
+        raise Unhandled
+    spaces = _SPACES[indent]
+    parts: list[str] = []
+    breaks = 0  # blank lines since the last line of text
+    last = i  # the last line read
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        if j == len(lines) - 1 and not line:
+            break  # the end of the text after its last line break
+        if line.startswith(spaces) and len(line) > indent:
+            if parts:
+                parts.append("\n" * (breaks + 1))
+            parts.append(line[indent:])
+            breaks = 0
+            last = j
+        elif not line.strip(" "):
+            if j == len(lines) - 1:
+                break  # blanks at the end of the text, with no line break after them
+            breaks += 1
+        else:
+            break
+        j += 1
+    ended = last < len(lines) - 1  # the last line of text has a line break after it
+    if chomp == "-" or not ended:
+        tail = ""
+    elif chomp == "+":
+        tail = "\n" * (breaks + 1)
+        last = j - 1
+    else:
+        tail = "\n"
+    return "".join(parts) + tail, last
