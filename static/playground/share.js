@@ -290,7 +290,12 @@
       saved = JSON.parse(window.sessionStorage.getItem(LEAVING_KEY) || "null");
       window.sessionStorage.removeItem(LEAVING_KEY);
     } catch (e) { return null; }
-    return saved && saved.url === window.location.href && saved.draft ? saved.draft : null;
+    // Only a reload reads it: a link to the same address (Reset to the example) asks for that page afresh.
+    return saved && saved.url === window.location.href && saved.draft && navigationIs("reload") ? saved.draft : null;
+  }
+  function navigationIs(type) {
+    var entries = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation") : [];
+    return !entries.length || entries[0].type === type;
   }
   function saveDraft(event) {
     draftPending = true;
@@ -339,7 +344,10 @@
 
   function restoreDraft() {
     var left = leftDraft();
-    var state = left ? { draft: left } : window.history.state;
+    // A link followed afresh (not a reload, not Back) asks for its page as the server sends it, even when
+    // the browser kept the entry's state because the link named the address already shown.
+    var state = left ? { draft: left } : (navigationIs("navigate") && performance.getEntriesByType("navigation").length
+                                           ? null : window.history.state);
     if (!state || !state.draft || typeof state.draft.scenario !== "string" || !form()) return false;
     if (left) storeDraft(left);
     fillForm(state.draft);
