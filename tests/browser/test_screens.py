@@ -96,6 +96,7 @@ def test_the_replay_plays_jumps_to_backtracks_and_keeps_the_tile_in_view(page: P
 
     # The timeline marks every backtrack.
     timeline = replay.locator("[data-replay-timeline]")
+    expect(timeline).to_have_attribute("data-backtracks", re.compile(r"^\d+$"))  # drawn once in view (replay.js)
     backtracks = int(timeline.get_attribute("data-backtracks"))
     assert backtracks > 0
     expect(timeline.locator(".mark:not(.mark-done)")).to_have_count(backtracks)
