@@ -277,6 +277,16 @@
   Replay.prototype.keepInView = function (tile) {
     if (this.head) this.root.style.setProperty("--replay-head", (this.head.offsetHeight + 12) + "px");
     tile.scrollIntoView({ block: "nearest", inline: "nearest" });
+    // Result panels off screen are laid out only when they come into view (content-visibility), which can
+    // move the tile after the scroll: look again over the next frames and follow it.
+    var frames = 3;
+    function again() {
+      if (!tile.isConnected || !tile.classList.contains("tile-current")) return;
+      var box = tile.getBoundingClientRect();
+      if (box.bottom <= 0 || box.top >= window.innerHeight) tile.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (--frames > 0) window.requestAnimationFrame(again);
+    }
+    window.requestAnimationFrame(again);
   };
 
   // A tile's state word (the device map's, and the replay's own picked/rejected/undone).
