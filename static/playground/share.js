@@ -291,11 +291,13 @@
       window.sessionStorage.removeItem(LEAVING_KEY);
     } catch (e) { return null; }
     // Only a reload reads it: a link to the same address (Reset to the example) asks for that page afresh.
-    return saved && saved.url === window.location.href && saved.draft && navigationIs("reload") ? saved.draft : null;
+    var how = navigationType();
+    return saved && saved.url === window.location.href && saved.draft && (how === "reload" || !how) ? saved.draft : null;
   }
-  function navigationIs(type) {
+  // How this page was reached ("navigate", "reload", "back_forward"), or "" where the browser does not say.
+  function navigationType() {
     var entries = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation") : [];
-    return !entries.length || entries[0].type === type;
+    return entries.length ? entries[0].type : "";
   }
   function saveDraft(event) {
     draftPending = true;
@@ -346,8 +348,7 @@
     var left = leftDraft();
     // A link followed afresh (not a reload, not Back) asks for its page as the server sends it, even when
     // the browser kept the entry's state because the link named the address already shown.
-    var state = left ? { draft: left } : (navigationIs("navigate") && performance.getEntriesByType("navigation").length
-                                           ? null : window.history.state);
+    var state = left ? { draft: left } : (navigationType() === "navigate" ? null : window.history.state);
     if (!state || !state.draft || typeof state.draft.scenario !== "string" || !form()) return false;
     if (left) storeDraft(left);
     fillForm(state.draft);
