@@ -140,6 +140,39 @@ def test_on_a_phone_the_page_never_scrolls_sideways(browser: Browser, base_url: 
     context.close()
 
 
+def lines_cut_by(page: Page, selector: str) -> list[str]:
+    """The text lines of the element that its scroll box shows only in part (cut through at an edge)."""
+    return page.evaluate("""(selector) => { const box = document.querySelector(selector);
+        const style = getComputedStyle(box), outer = box.getBoundingClientRect();
+        const top = outer.top + parseFloat(style.borderTopWidth), bottom = top + box.clientHeight;
+        const cut = [], walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const range = document.createRange(); range.selectNodeContents(node);
+          for (const r of range.getClientRects()) {
+            if (r.height === 0) continue;
+            const inside = Math.min(r.bottom, bottom) - Math.max(r.top, top);
+            if (inside > 1 && inside < r.height - 1) cut.push(node.textContent.trim().slice(0, 40));
+          } }
+        return cut; }""", selector)
+
+
+@pytest.mark.parametrize("slug", ["simple-gpu", "pods"])
+def test_on_a_phone_the_examples_note_shows_whole_lines_and_scrolls_to_the_rest(browser: Browser, base_url: str,
+                                                                               slug: str):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=base_url)
+    page = context.new_page()
+    open_example(page, slug)
+    note = page.locator(".example-info")
+    expect(note).to_contain_text("Try this")
+    assert lines_cut_by(page, ".example-info") == [], "a line of the note is cut through at its edge"
+    assert note.evaluate("n => n.scrollHeight > n.clientHeight"), "the note should scroll on a phone"
+    note.evaluate("n => n.scrollTop = n.scrollHeight")
+    expect(note.get_by_text("Try this:")).to_be_in_viewport()
+    assert lines_cut_by(page, ".example-info") == [], "scrolled to its end, a line of the note is cut"
+    expect(page.locator("#editor .cm-editor")).to_be_in_viewport()
+    context.close()
+
+
 # ---- 4. mistakes marked where they are -----------------------------------------------------
 
 def test_a_misspelt_kind_is_not_a_success_and_is_marked_on_its_line(page: Page):
