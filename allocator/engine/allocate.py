@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from allocator.engine import cel
 from allocator.engine.attempt import AllocatedState, Attempt, Pick
@@ -66,6 +66,7 @@ def _once(cache: dict, rd, device, check):
     if refusal is _UNCHECKED:
         refusal = cache[key] = check(rd, device)
     return refusal
+_IN_USE = r.InUse()  # in use, its holders not named (read-only, as every refusal)
 SELECTOR_RESULTS_KEPT = 32  # selector results one device keeps between runs
 
 
@@ -87,6 +88,12 @@ class RequestData:
     num_devices: int = 0
     all_devices: list | None = None
     path: tuple = ()  # field path of the request inside the claim
+    admin: bool = field(init=False, repr=False, compare=False)  # adminAccess asked for (the search asks at every device)
+    all_mode: bool = field(init=False, repr=False, compare=False)  # allocationMode All
+
+    def __post_init__(self):
+        self.admin = bool(self.request.admin_access)
+        self.all_mode = self.request.mode == "All"
 
     @property
     def name(self) -> str:
@@ -94,14 +101,6 @@ class RequestData:
         if self.parent_name is None:
             return self.request.name
         return f"{self.parent_name}/{self.request.name}"
-
-    @property
-    def admin(self) -> bool:
-        return bool(self.request.admin_access)
-
-    @property
-    def all_mode(self) -> bool:
-        return self.request.mode == "All"
 
 
 # --- the allocator -------------------------------------------------------------------------
@@ -429,7 +428,7 @@ class Allocator:
         return refusal
 
     def _in_use_refusal(self, device: Device):
-        return r.InUse(self.attempt.device_holders(device.id) if self.detail else ())
+        return r.InUse(self.attempt.device_holders(device.id)) if self.detail else _IN_USE
 
     def loop_refusal(self, rd: RequestData, device: Device):
         """The search loop's checks before a device is picked: in use, selectors, capacity (§6.4)."""

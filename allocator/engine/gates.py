@@ -389,7 +389,7 @@ _STABLE_SUPPORTS = ("admin_access", "prioritized_list", "partitionable_devices",
 _INCUBATING_SUPPORTS = _STABLE_SUPPORTS + ("device_binding", "consumable_capacity", "fractional_capacity_range")
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # read-only by convention (frozen is slow to build, and every run builds one)
 class AllocatorFeatures:
     """The allocator's view of the scheduler's gates."""
 
@@ -414,7 +414,7 @@ class AllocatorFeatures:
     def _beyond(self, supported: tuple[str, ...]) -> list[str]:
         return [gate for attr, gate in _VARIANT_FEATURES if getattr(self, attr) and attr not in supported]
 
-    @functools.cached_property  # the fields are frozen; the search asks at every request and device
+    @functools.cached_property  # the fields are read-only; the search asks at every request and device
     def variant(self) -> str:
         """The allocator the scheduler runs: the first of stable, incubating and experimental whose
         supported features cover every enabled one (as structured.NewAllocator chooses)."""

@@ -30,6 +30,7 @@ from allocator.engine.run_common import (  # noqa: F401 (ALLOCATED, ... are the 
     INVALID,
     UNSATISFIABLE,
     candidate_nodes,
+    named_nodes,
     node_for,
     unknown_node,
 )
@@ -79,7 +80,7 @@ def allocate(
     claims allocated in the input still hold their devices), and `Outcome.alone` lists each
     claim's own answer."""
     gates = gates or ComponentGates()
-    named = None if scenario.errors else candidate_nodes(scenario, SliceIndex(scenario.slices))
+    named = None if scenario.errors else named_nodes(scenario)
     dropped = None
     if unnamed_node == ANY_NODE and node_name and named is not None and node_name not in named:
         dropped, node_name = node_name, None
