@@ -178,13 +178,14 @@ def gather_pools(node: Node, index: SliceIndex, features: AllocatorFeatures) -> 
             extra = [s for s in same if id(s) not in members]
         pools.append(_build_pool(key, generation, group, extra, features))
 
-    pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
+    if len(pools) > 1:
+        pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
     return pools
 
 
 def _build_pool(key, generation, group, extra, features: AllocatorFeatures) -> Pool:
     pool = Pool(key[0], key[1], generation)
-    for s in sorted(group, key=lambda s: s.name.encode()):
+    for s in sorted(group, key=lambda s: s.name.encode()) if len(group) > 1 else group:
         if features.partitionable_devices and s.shared_counters:
             pool.counter_slices.append(s)
         else:
