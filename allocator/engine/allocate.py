@@ -186,13 +186,12 @@ class Allocator:
         for pool in pools:
             usable = pool.usable
             for s in pool.device_slices:
-                for d in s.devices:
-                    key = id(d)
-                    slice_of[key] = s
-                    pool_of[key] = pool
-                    if usable:
-                        position[key] = len(candidates)
-                        candidates.append(d)
+                keys = [id(d) for d in s.devices]
+                slice_of.update(dict.fromkeys(keys, s))
+                pool_of.update(dict.fromkeys(keys, pool))
+                if usable:
+                    position.update(zip(keys, range(len(candidates), len(candidates) + len(keys))))
+                    candidates.extend(s.devices)
 
     # -- setup -------------------------------------------------------------------------
 
