@@ -440,9 +440,10 @@ class AllocatorFeatures:
     def variant(self) -> str:
         """The allocator the scheduler runs: the first of stable, incubating and experimental whose
         supported features cover every enabled one (as structured.NewAllocator chooses)."""
-        if not self._beyond(_STABLE_SUPPORTS):
+        enabled = {attr for attr, _ in _VARIANT_FEATURES if getattr(self, attr)}
+        if enabled.issubset(_STABLE_SUPPORTS):
             return STABLE
-        if not self._beyond(_INCUBATING_SUPPORTS):
+        if enabled.issubset(_INCUBATING_SUPPORTS):
             return INCUBATING
         return EXPERIMENTAL
 

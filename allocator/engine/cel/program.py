@@ -191,27 +191,32 @@ def _guarded(build, *args):
 
 # Every environment for stored expressions declares the same (see _environment: `stored` declares
 # every field and function whatever the gates say), so one key serves them all: the validation of a
-# stored object and the scheduler (whose list-type gate may differ) compile an expression once.
-_STORED = Options(list_type_attributes=True, consumable_capacity=True, stored=True)
+# stored object and the scheduler (whose list-type gate may differ) compile an expression once. The
+# caches are keyed by the options' values (a tuple hashes without calling back into Python).
+_STORED = (True, True, True)  # Options(list_type_attributes, consumable_capacity, stored)
 
 
 @functools.lru_cache(maxsize=4096)
-def _checked_cached(expression: str, options: Options):
-    return _guarded(_checked, expression, options)
+def _checked_cached(expression: str, key: tuple):
+    return _guarded(_checked, expression, Options(*key))
 
 
 @functools.lru_cache(maxsize=4096)
-def _program_cached(expression: str, options: Options):
-    checked = _checked_cached(expression, options)
-    return _guarded(_program, expression, options, *checked)
+def _program_cached(expression: str, key: tuple):
+    return _guarded(_program, expression, Options(*key), *_checked_cached(expression, key))
 
 
-def _compile(expression: str, options: Options, selector: bool) -> Program:
-    if options.stored:
-        options = _STORED
-    result = _checked_cached(expression, options)
-    if not isinstance(result, CelCompileError):
-        result = _result_type_refusal(result[1], options, selector) or _program_cached(expression, options)
+@functools.lru_cache(maxsize=4096)
+def _compile_cached(expression: str, key: tuple, selector):
+    result = _checked_cached(expression, key)
+    if isinstance(result, CelCompileError):
+        return result
+    return _result_type_refusal(result[1], Options(*key), selector) or _program_cached(expression, key)
+
+
+def _compile(expression: str, options: Options, selector) -> Program:
+    key = _STORED if options.stored else (options.list_type_attributes, options.consumable_capacity, False)
+    result = _compile_cached(expression, key, selector)
     if isinstance(result, CelCompileError):
         raise CelCompileError(result.message, result.line, result.column)
     return result
