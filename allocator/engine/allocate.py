@@ -421,6 +421,8 @@ class Allocator:
             requested = resolve_requests(rd.request.capacity_requests, device)
             if requested is None:
                 return r.CapacityMissing(tuple(rd.request.capacity_requests or ()))
+            if not device.capacity:
+                return None  # nothing to consume: it fits whatever is in use
             used = None if static else self.attempt.used_capacity(device.id)
             refusal = shortfall(device, requested, used, self.features.fractional_capacity_range)
         except CapacityError as exc:

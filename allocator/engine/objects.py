@@ -704,47 +704,47 @@ def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
             consumes = tuple(consumes)
         binding = _conditions(d.get("bindingConditions"))
         has_binding = has_binding or binding is not None
-        devices.append(
-            Device(
-                name=d.get("name", ""),
-                driver=driver,
-                pool=pool,
-                slice_name=name,
-                attributes=attributes,
-                capacity=capacity,
-                consumes=consumes,
-                node_name=d.get("nodeName") or None,
-                node_selector=node_selector(d.get("nodeSelector")),
-                all_nodes=bool(d.get("allNodes")),
-                taints=_taints(d.get("taints")),
-                binds_to_node=bool(d.get("bindsToNode")),
-                binding_conditions=binding,
-                binding_failure_conditions=_conditions(d.get("bindingFailureConditions")),
-                allow_multiple=bool(d.get("allowMultipleAllocations")),
-                index=index,
-                node_allocatable=d.get("nodeAllocatableResources") or None,
-            )
-        )
-    return ResourceSlice(
-        name=name,
-        driver=driver,
-        pool=pool,
-        generation=int(pool_raw.get("generation") or 0),
-        slice_count=int(pool_raw.get("resourceSliceCount") or 0),
-        node_name=spec.get("nodeName") or None,
-        node_selector=node_selector(spec.get("nodeSelector")),
-        all_nodes=bool(spec.get("allNodes")),
-        per_device_node_selection=spec.get("perDeviceNodeSelection"),
-        devices=tuple(devices),
-        shared_counters=tuple(
+        devices.append(Device(  # in field order
+            d.get("name", ""),
+            driver,
+            pool,
+            name,
+            attributes,
+            capacity,
+            consumes,
+            d.get("nodeName") or None,
+            node_selector(d.get("nodeSelector")),
+            bool(d.get("allNodes")),
+            _taints(d.get("taints")),
+            bool(d.get("bindsToNode")),
+            binding,
+            _conditions(d.get("bindingFailureConditions")),
+            bool(d.get("allowMultipleAllocations")),
+            index,
+            d.get("nodeAllocatableResources") or None,
+        ))
+    shared = spec.get("sharedCounters")
+    skipped = spec.get("skipNodeOperations")
+    return ResourceSlice(  # in field order
+        name,
+        driver,
+        pool,
+        int(pool_raw.get("generation") or 0),
+        int(pool_raw.get("resourceSliceCount") or 0),
+        spec.get("nodeName") or None,
+        node_selector(spec.get("nodeSelector")),
+        bool(spec.get("allNodes")),
+        spec.get("perDeviceNodeSelection"),
+        tuple(devices),
+        tuple(
             CounterSet(cs.get("name", ""), {k: _value_quantity(v) for k, v in (cs.get("counters") or {}).items()})
-            for cs in spec.get("sharedCounters") or ()
-        ),
-        skip_node_operations=tuple(spec.get("skipNodeOperations") or ()),
-        has_compatibility_groups=has_groups,
-        has_binding_conditions=has_binding,
-        ref=ref,
-        order=order,
+            for cs in shared
+        ) if shared else (),
+        tuple(skipped) if skipped else (),
+        has_groups,
+        has_binding,
+        ref,
+        order,
     )
 
 
