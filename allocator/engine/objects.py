@@ -508,13 +508,16 @@ class DeviceClass:
 
 def build_device_class(raw: dict, ref=None) -> DeviceClass:
     spec = raw.get("spec") or {}
+    meta = raw.get("metadata") or {}
+    selectors = spec.get("selectors")
+    config = spec.get("config")
     return DeviceClass(
-        name=(raw.get("metadata") or {}).get("name", ""),
-        selectors=tuple(((s or {}).get("cel") or {}).get("expression") for s in spec.get("selectors") or ()),
-        config=tuple(c for c in spec.get("config") or ()),
-        ref=ref,
-        extended_resource_name=spec.get("extendedResourceName") or None,
-        created=str((raw.get("metadata") or {}).get("creationTimestamp") or ""),
+        meta.get("name", ""),
+        tuple(((s or {}).get("cel") or {}).get("expression") for s in selectors) if selectors else (),
+        tuple(config) if config else (),
+        ref,
+        spec.get("extendedResourceName") or None,
+        str(meta.get("creationTimestamp") or ""),
     )
 
 
@@ -649,6 +652,9 @@ def _attributes(raw: dict) -> dict:
             (kind, scalar), = value.items()
             if kind in _PLAIN_SCALAR_KINDS and scalar is not None:
                 out[name] = AttributeValue(kind, scalar)
+                continue
+            if kind == "version" and scalar is not None:
+                out[name] = AttributeValue(kind, *_version(scalar))
                 continue
         out[name] = attribute_value(value or {})
     return out
