@@ -6,9 +6,10 @@ position), so the first complete assignment found is the answer.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from allocator.engine import cel
 from allocator.engine.attempt import AllocatedState, Attempt, Pick
@@ -66,6 +67,7 @@ def _once(cache: dict, rd, device, check):
     if refusal is _UNCHECKED:
         refusal = cache[key] = check(rd, device)
     return refusal
+_IN_USE = r.InUse()  # in use, its holders not named (read-only, as every refusal)
 SELECTOR_RESULTS_KEPT = 32  # selector results one device keeps between runs
 
 
@@ -87,6 +89,12 @@ class RequestData:
     num_devices: int = 0
     all_devices: list | None = None
     path: tuple = ()  # field path of the request inside the claim
+    admin: bool = field(init=False, repr=False, compare=False)  # adminAccess asked for (the search asks at every device)
+    all_mode: bool = field(init=False, repr=False, compare=False)  # allocationMode All
+
+    def __post_init__(self):
+        self.admin = bool(self.request.admin_access)
+        self.all_mode = self.request.mode == "All"
 
     @property
     def name(self) -> str:
@@ -95,22 +103,18 @@ class RequestData:
             return self.request.name
         return f"{self.parent_name}/{self.request.name}"
 
-    @property
-    def admin(self) -> bool:
-        return bool(self.request.admin_access)
-
-    @property
-    def all_mode(self) -> bool:
-        return self.request.mode == "All"
-
 
 # --- the allocator -------------------------------------------------------------------------
 
 
 def _random_share_id() -> str:
-    import uuid  # only a device with allowMultipleAllocations needs one
-
-    return str(uuid.uuid4())
+    """A random UUID as uuid.uuid4() writes it (version 4, RFC 4122 variant), without importing
+    `uuid` (a millisecond and a half of the first run with a shareable device)."""
+    octets = bytearray(os.urandom(16))
+    octets[6] = (octets[6] & 0x0F) | 0x40
+    octets[8] = (octets[8] & 0x3F) | 0x80
+    text = octets.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 class Allocator:
@@ -182,13 +186,12 @@ class Allocator:
         for pool in pools:
             usable = pool.usable
             for s in pool.device_slices:
-                for d in s.devices:
-                    key = id(d)
-                    slice_of[key] = s
-                    pool_of[key] = pool
-                    if usable:
-                        position[key] = len(candidates)
-                        candidates.append(d)
+                keys = [id(d) for d in s.devices]
+                slice_of.update(dict.fromkeys(keys, s))
+                pool_of.update(dict.fromkeys(keys, pool))
+                if usable:
+                    position.update(zip(keys, range(len(candidates), len(candidates) + len(keys))))
+                    candidates.extend(s.devices)
 
     # -- setup -------------------------------------------------------------------------
 
@@ -418,6 +421,8 @@ class Allocator:
             requested = resolve_requests(rd.request.capacity_requests, device)
             if requested is None:
                 return r.CapacityMissing(tuple(rd.request.capacity_requests or ()))
+            if not device.capacity:
+                return None  # nothing to consume: it fits whatever is in use
             used = None if static else self.attempt.used_capacity(device.id)
             refusal = shortfall(device, requested, used, self.features.fractional_capacity_range)
         except CapacityError as exc:
@@ -429,7 +434,7 @@ class Allocator:
         return refusal
 
     def _in_use_refusal(self, device: Device):
-        return r.InUse(self.attempt.device_holders(device.id) if self.detail else ())
+        return r.InUse(self.attempt.device_holders(device.id)) if self.detail else _IN_USE
 
     def loop_refusal(self, rd: RequestData, device: Device):
         """The search loop's checks before a device is picked: in use, selectors, capacity (§6.4)."""

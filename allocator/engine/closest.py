@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from allocator.engine.noderesources import TOO_MANY_PODS
 from allocator.engine.scenario import Scenario
 
 PENDING = "pending"  # pods.PENDING (pods.py builds on the run; this module reads its results only)
@@ -50,6 +49,8 @@ class Closeness:
 
 
 def _is_resource_reason(reason: str) -> bool:
+    from allocator.engine.noderesources import TOO_MANY_PODS  # a pod's reason: a run of claims need not import it
+
     return reason.startswith("Insufficient ") or reason == TOO_MANY_PODS
 
 

@@ -46,6 +46,11 @@ def prefilter_problems(claims: list, classes: dict, features) -> list[Problem]:
     problems = []
     for claim in pending:
         for ri, request in enumerate(claim.requests):
+            for sub in (request.exactly,) if request.exactly is not None else request.first_available:
+                if sub.class_name and sub.class_name not in classes:
+                    break
+            else:
+                continue  # every class it names exists (nearly always): no paths to write
             if request.exactly is not None:
                 entries = [(request.exactly, request.name, ("spec", "devices", "requests", ri, "exactly"))]
             else:

@@ -199,6 +199,27 @@ COMPONENT_KEYS = tuple(key for key, _ in COMPONENTS)
 COMPONENT_LABELS = dict(COMPONENTS)
 
 
+class _computed_once:
+    """functools.cached_property without its lock (Python 3.11 takes an RLock on every first read, a
+    fifth of the gates' cost per run; 3.12 dropped it): the value is worked out on first read and
+    kept in the instance's dict, which later reads find first. Two threads reading it at once may
+    both work it out, to the same value."""
+
+    def __init__(self, function):
+        self.function = function
+        self.name = function.__name__
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
+
+
 def default_min_compat(emulated: str) -> str:
     """What a component uses when only --emulated-version is given: one minor back, not below the floor."""
     major, minor = _version(emulated)[:2]
@@ -213,11 +234,11 @@ class FeatureGates:
     emulated: str = ""  # --emulated-version; "" = the binary's own
     min_compat: str = ""  # --min-compatibility-version; "" = its default for the emulated version
 
-    @functools.cached_property  # the fields are frozen; each gate looked up reads both versions
+    @_computed_once  # the fields are frozen; each gate looked up reads both versions
     def emulated_version(self) -> tuple[int, int]:
         return _version(self.emulated)[:2] if self.emulated else DEFAULT_EMULATED
 
-    @functools.cached_property
+    @_computed_once
     def min_compat_version(self) -> tuple[int, int]:
         if self.min_compat:
             return _version(self.min_compat)[:2]
@@ -241,7 +262,7 @@ class FeatureGates:
                 return value
         return False
 
-    @functools.cached_property
+    @_computed_once
     def _resolved(self) -> dict[str, bool]:
         """Every known gate's value at these versions, worked out once: the components read them
         by the dozen (refusals() alone reads each gate and its dependencies)."""
@@ -295,8 +316,9 @@ class FeatureGates:
     def start_warnings(self) -> list[str]:
         """What the component logs at start-up for settings it accepts."""
         out = []
+        specs = _specs_at(self.emulated_version, self.min_compat_version) if self.values else {}
         for name, value in self.values:
-            spec = self.spec(name)
+            spec = specs.get(name)
             if spec is not None and spec.stage in (GA, DEPRECATED):
                 word = "GA" if spec.stage == GA else "deprecated"
                 out.append(f"setting {word} feature gate {name}={_go_bool(value)}; it will be removed in a future release")
@@ -389,7 +411,7 @@ _STABLE_SUPPORTS = ("admin_access", "prioritized_list", "partitionable_devices",
 _INCUBATING_SUPPORTS = _STABLE_SUPPORTS + ("device_binding", "consumable_capacity", "fractional_capacity_range")
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # read-only by convention (frozen is slow to build, and every run builds one)
 class AllocatorFeatures:
     """The allocator's view of the scheduler's gates."""
 
@@ -414,13 +436,14 @@ class AllocatorFeatures:
     def _beyond(self, supported: tuple[str, ...]) -> list[str]:
         return [gate for attr, gate in _VARIANT_FEATURES if getattr(self, attr) and attr not in supported]
 
-    @functools.cached_property  # the fields are frozen; the search asks at every request and device
+    @_computed_once  # the fields are read-only; the search asks at every request and device
     def variant(self) -> str:
         """The allocator the scheduler runs: the first of stable, incubating and experimental whose
         supported features cover every enabled one (as structured.NewAllocator chooses)."""
-        if not self._beyond(_STABLE_SUPPORTS):
+        enabled = {attr for attr, _ in _VARIANT_FEATURES if getattr(self, attr)}
+        if enabled.issubset(_STABLE_SUPPORTS):
             return STABLE
-        if not self._beyond(_INCUBATING_SUPPORTS):
+        if enabled.issubset(_INCUBATING_SUPPORTS):
             return INCUBATING
         return EXPERIMENTAL
 
@@ -465,8 +488,13 @@ class ComponentGates:
 
     def refusal(self) -> tuple[str, str | None, str] | None:
         """The first component that would not start: (component key, gate or None, message)."""
+        asked = []
         for key in ("scheduler", "apiserver", "kubelet"):  # the scheduler first: it runs the allocator
-            errors = getattr(self, key).refusals()
+            gates = getattr(self, key)
+            if any(gates is other for other in asked):
+                continue  # the same settings (uniform gates): they were accepted already
+            asked.append(gates)
+            errors = gates.refusals()
             if errors:
                 return key, errors[0][0], refusal_message(COMPONENT_LABELS[key], errors)
         return None

@@ -130,7 +130,7 @@ def attribute_from_value(value) -> AttributeValue:
 # --- node selection ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class Requirement:
     key: str
     operator: str
@@ -150,13 +150,13 @@ class Requirement:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class SelectorTerm:
     match_expressions: tuple = ()
     match_fields: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class NodeSelector:
     terms: tuple
 
@@ -194,14 +194,14 @@ def _requirement(raw: dict) -> Requirement:
 # --- nodes -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class Taint:
     key: str
     value: str
     effect: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class Node:
     name: str
     labels: dict = field(default_factory=dict)
@@ -218,22 +218,23 @@ def build_node(raw: dict, ref=None) -> Node:
     meta = raw.get("metadata") or {}
     spec = raw.get("spec") or {}
     status = raw.get("status") or {}
+    labels = meta.get("labels")
+    declared = status.get("declaredFeatures")
+    allocatable = status.get("allocatable")
+    images = status.get("images")
     return Node(
-        name=meta.get("name", ""),
-        labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
-        declared_features=frozenset(str(f) for f in status.get("declaredFeatures") or ()),
-        taints=tuple(
-            Taint(t.get("key", ""), str(t.get("value") or ""), t.get("effect", "")) for t in spec.get("taints") or ()
-        ),
-        unschedulable=bool(spec.get("unschedulable")),
-        ref=ref,
-        allocatable=_resource_list(status.get("allocatable"), ("status", "allocatable"))
-        if isinstance(status.get("allocatable"), dict) else None,
-        images=tuple(
+        meta.get("name", ""),
+        {str(k): str(v) for k, v in labels.items()} if labels else {},
+        frozenset(str(f) for f in declared) if declared else frozenset(),
+        _taints(spec.get("taints")),
+        bool(spec.get("unschedulable")),
+        ref,
+        False,
+        _resource_list(allocatable, ("status", "allocatable")) if isinstance(allocatable, dict) else None,
+        tuple(
             (tuple(str(n) for n in image.get("names") or ()), int(image.get("sizeBytes") or 0))
-            for image in status.get("images") or () if isinstance(image, dict)
-            and isinstance(image.get("sizeBytes") or 0, int)
-        ),
+            for image in images if isinstance(image, dict) and isinstance(image.get("sizeBytes") or 0, int)
+        ) if images else (),
     )
 
 
@@ -495,7 +496,7 @@ def build_template(raw: dict, ref=None) -> ResourceClaimTemplate:
 # --- device classes ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class DeviceClass:
     name: str
     selectors: tuple  # CEL expression strings
@@ -507,20 +508,23 @@ class DeviceClass:
 
 def build_device_class(raw: dict, ref=None) -> DeviceClass:
     spec = raw.get("spec") or {}
+    meta = raw.get("metadata") or {}
+    selectors = spec.get("selectors")
+    config = spec.get("config")
     return DeviceClass(
-        name=(raw.get("metadata") or {}).get("name", ""),
-        selectors=tuple(((s or {}).get("cel") or {}).get("expression") for s in spec.get("selectors") or ()),
-        config=tuple(c for c in spec.get("config") or ()),
-        ref=ref,
-        extended_resource_name=spec.get("extendedResourceName") or None,
-        created=str((raw.get("metadata") or {}).get("creationTimestamp") or ""),
+        meta.get("name", ""),
+        tuple(((s or {}).get("cel") or {}).get("expression") for s in selectors) if selectors else (),
+        tuple(config) if config else (),
+        ref,
+        spec.get("extendedResourceName") or None,
+        str(meta.get("creationTimestamp") or ""),
     )
 
 
 # --- resource slices -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class RequestPolicy:
     default: Quantity | None
     valid_values: tuple | None  # ascending Quantities
@@ -540,7 +544,7 @@ class CounterConsumption:
     groups: tuple = ()  # compatibility groups; empty means "no groups"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class CounterSet:
     name: str
     counters: dict  # name -> Quantity
@@ -635,6 +639,38 @@ def _conditions(raw) -> tuple | None:
     return None if raw is None else tuple(raw)
 
 
+# The members nearly every device has: a device with no others takes the short path below.
+_PLAIN_DEVICE_KEYS = ("name", "attributes", "capacity", "allowMultipleAllocations")
+_PLAIN_SCALAR_KINDS = frozenset(("int", "bool", "string"))  # kept as written
+
+
+def _attributes(raw: dict) -> dict:
+    """name -> AttributeValue (attribute_value's answer, with its common case inline)."""
+    out = {}
+    for name, value in raw.items():
+        if type(value) is dict and len(value) == 1:
+            (kind, scalar), = value.items()
+            if kind in _PLAIN_SCALAR_KINDS and scalar is not None:
+                out[name] = AttributeValue(kind, scalar)
+                continue
+            if kind == "version" and scalar is not None:
+                out[name] = AttributeValue(kind, *_version(scalar))
+                continue
+        out[name] = attribute_value(value or {})
+    return out
+
+
+def _capacities(raw: dict) -> dict:
+    """name -> Capacity, a capacity without a request policy the short way."""
+    out = {}
+    for name, value in raw.items():
+        if type(value) is dict and "requestPolicy" not in value:
+            out[name] = Capacity(_quantity(value.get("value", 0)))
+        else:
+            out[name] = Capacity(_value_quantity(value), _policy((value or {}).get("requestPolicy")))
+    return out
+
+
 def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
     meta = raw.get("metadata") or {}
     spec = raw.get("spec") or {}
@@ -646,6 +682,18 @@ def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
     has_groups = False
     has_binding = False
     for index, d in enumerate(spec.get("devices") or ()):
+        attributes = d.get("attributes")
+        capacity = d.get("capacity")
+        attributes = _attributes(attributes) if attributes else {}
+        capacity = _capacities(capacity) if capacity else {}
+        plain = len(d)
+        for key in _PLAIN_DEVICE_KEYS:
+            if key in d:
+                plain -= 1
+        if not plain:  # only a name, attributes, capacity and allowMultipleAllocations: the rest is unset
+            devices.append(Device(d.get("name", ""), driver, pool, name, attributes, capacity,
+                                  allow_multiple=bool(d.get("allowMultipleAllocations")), index=index))
+            continue
         consumes = ()
         if d.get("consumesCounters"):
             consumes = []
@@ -662,59 +710,54 @@ def build_slice(raw: dict, ref=None, order=0) -> ResourceSlice:
             consumes = tuple(consumes)
         binding = _conditions(d.get("bindingConditions"))
         has_binding = has_binding or binding is not None
-        attributes = d.get("attributes")
-        capacity = d.get("capacity")
-        devices.append(
-            Device(
-                name=d.get("name", ""),
-                driver=driver,
-                pool=pool,
-                slice_name=name,
-                attributes={k: attribute_value(v or {}) for k, v in attributes.items()} if attributes else {},
-                capacity={
-                    k: Capacity(_value_quantity(v), _policy((v or {}).get("requestPolicy")))
-                    for k, v in capacity.items()
-                } if capacity else {},
-                consumes=consumes,
-                node_name=d.get("nodeName") or None,
-                node_selector=node_selector(d.get("nodeSelector")),
-                all_nodes=bool(d.get("allNodes")),
-                taints=_taints(d.get("taints")),
-                binds_to_node=bool(d.get("bindsToNode")),
-                binding_conditions=binding,
-                binding_failure_conditions=_conditions(d.get("bindingFailureConditions")),
-                allow_multiple=bool(d.get("allowMultipleAllocations")),
-                index=index,
-                node_allocatable=d.get("nodeAllocatableResources") or None,
-            )
-        )
-    return ResourceSlice(
-        name=name,
-        driver=driver,
-        pool=pool,
-        generation=int(pool_raw.get("generation") or 0),
-        slice_count=int(pool_raw.get("resourceSliceCount") or 0),
-        node_name=spec.get("nodeName") or None,
-        node_selector=node_selector(spec.get("nodeSelector")),
-        all_nodes=bool(spec.get("allNodes")),
-        per_device_node_selection=spec.get("perDeviceNodeSelection"),
-        devices=tuple(devices),
-        shared_counters=tuple(
+        devices.append(Device(  # in field order
+            d.get("name", ""),
+            driver,
+            pool,
+            name,
+            attributes,
+            capacity,
+            consumes,
+            d.get("nodeName") or None,
+            node_selector(d.get("nodeSelector")),
+            bool(d.get("allNodes")),
+            _taints(d.get("taints")),
+            bool(d.get("bindsToNode")),
+            binding,
+            _conditions(d.get("bindingFailureConditions")),
+            bool(d.get("allowMultipleAllocations")),
+            index,
+            d.get("nodeAllocatableResources") or None,
+        ))
+    shared = spec.get("sharedCounters")
+    skipped = spec.get("skipNodeOperations")
+    return ResourceSlice(  # in field order
+        name,
+        driver,
+        pool,
+        int(pool_raw.get("generation") or 0),
+        int(pool_raw.get("resourceSliceCount") or 0),
+        spec.get("nodeName") or None,
+        node_selector(spec.get("nodeSelector")),
+        bool(spec.get("allNodes")),
+        spec.get("perDeviceNodeSelection"),
+        tuple(devices),
+        tuple(
             CounterSet(cs.get("name", ""), {k: _value_quantity(v) for k, v in (cs.get("counters") or {}).items()})
-            for cs in spec.get("sharedCounters") or ()
-        ),
-        skip_node_operations=tuple(spec.get("skipNodeOperations") or ()),
-        has_compatibility_groups=has_groups,
-        has_binding_conditions=has_binding,
-        ref=ref,
-        order=order,
+            for cs in shared
+        ) if shared else (),
+        tuple(skipped) if skipped else (),
+        has_groups,
+        has_binding,
+        ref,
+        order,
     )
 
 
 # --- resource claims ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class Toleration:
     key: str
     operator: str
@@ -732,13 +775,13 @@ class Toleration:
         return self.operator in ("Equal", "") and self.value == taint.value
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class DerivedAttribute:
     name: str
     expression: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class DeviceRequest:
     """An `exactly` request or one `firstAvailable` subrequest."""
 
@@ -754,27 +797,27 @@ class DeviceRequest:
     raw_tolerations: tuple = ()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class ClaimRequest:
     name: str
     exactly: DeviceRequest | None
     first_available: tuple  # of DeviceRequest
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class DeviceConstraint:
     requests: tuple
     match_attribute: str | None
     distinct_attribute: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class ClaimConfig:
     requests: tuple
     raw: dict  # the config entry minus `requests`
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class DeviceResult:
     request: str
     driver: str
@@ -790,13 +833,13 @@ class DeviceResult:
         return (self.driver, self.pool, self.device)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class ExistingAllocation:
     results: tuple
     node_selector: NodeSelector | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class ResourceClaim:
     namespace: str
     name: str
@@ -820,6 +863,8 @@ def _device_request(raw: dict, *, allow_admin: bool, name: str | None = None) ->
     count = raw.get("count")
     if mode == "ExactCount" and not count:
         count = 1
+    # Most requests name a class and little else: each list is read only when it is there.
+    listed = raw.get("tolerations")
     tolerations = tuple(
         Toleration(
             t.get("key") or "",
@@ -828,25 +873,25 @@ def _device_request(raw: dict, *, allow_admin: bool, name: str | None = None) ->
             t.get("effect") or "",
             t,
         )
-        for t in raw.get("tolerations") or ()
-    )
+        for t in listed
+    ) if listed else ()
     capacity = raw.get("capacity")
     capacity_requests = None
     if capacity is not None:
         capacity_requests = {k: _quantity(v) for k, v in (capacity.get("requests") or {}).items()}
+    selectors = raw.get("selectors")
+    derived = raw.get("derivedAttributes")
     return DeviceRequest(
-        name=raw.get("name", "") if name is None else name,
-        class_name=raw.get("deviceClassName") or "",
-        mode=mode,
-        count=int(count or 0),
-        selectors=tuple(((s or {}).get("cel") or {}).get("expression") for s in raw.get("selectors") or ()),
-        admin_access=raw.get("adminAccess") if allow_admin else None,
-        tolerations=tolerations,
-        capacity_requests=capacity_requests,
-        derived=tuple(
-            DerivedAttribute(d.get("name", ""), d.get("expression", "")) for d in raw.get("derivedAttributes") or ()
-        ),
-        raw_tolerations=tuple(raw.get("tolerations") or ()),
+        raw.get("name", "") if name is None else name,
+        raw.get("deviceClassName") or "",
+        mode,
+        int(count or 0),
+        tuple(((s or {}).get("cel") or {}).get("expression") for s in selectors) if selectors else (),
+        raw.get("adminAccess") if allow_admin else None,
+        tolerations,
+        capacity_requests,
+        tuple(DerivedAttribute(d.get("name", ""), d.get("expression", "")) for d in derived) if derived else (),
+        tuple(listed) if listed else (),
     )
 
 
@@ -869,29 +914,28 @@ def claim_spec_parts(spec: dict) -> tuple[tuple, tuple, tuple]:
     requests = []
     for r in devices.get("requests") or ():
         r = r or {}
+        name = r.get("name", "")
         exactly = r.get("exactly")
         first = r.get("firstAvailable")
-        requests.append(
-            ClaimRequest(
-                name=r.get("name", ""),
-                exactly=_device_request(exactly, allow_admin=True, name=r.get("name", ""))
-                if exactly is not None
-                else None,
-                first_available=tuple(_device_request(s, allow_admin=False) for s in first or ()),
-            )
-        )
+        requests.append(ClaimRequest(
+            name,
+            _device_request(exactly, allow_admin=True, name=name) if exactly is not None else None,
+            tuple(_device_request(s, allow_admin=False) for s in first) if first else (),
+        ))
+    constraints = devices.get("constraints")
+    config = devices.get("config")
     constraints = tuple(
         DeviceConstraint(
             tuple(c.get("requests") or ()),
             c.get("matchAttribute") or None,
             c.get("distinctAttribute") or None,
         )
-        for c in devices.get("constraints") or ()
-    )
+        for c in constraints
+    ) if constraints else ()
     config = tuple(
         ClaimConfig(tuple(c.get("requests") or ()), {k: v for k, v in c.items() if k != "requests"})
-        for c in devices.get("config") or ()
-    )
+        for c in config
+    ) if config else ()
     return tuple(requests), constraints, config
 
 

@@ -178,13 +178,14 @@ def gather_pools(node: Node, index: SliceIndex, features: AllocatorFeatures) -> 
             extra = [s for s in same if id(s) not in members]
         pools.append(_build_pool(key, generation, group, extra, features))
 
-    pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
+    if len(pools) > 1:
+        pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
     return pools
 
 
 def _build_pool(key, generation, group, extra, features: AllocatorFeatures) -> Pool:
     pool = Pool(key[0], key[1], generation)
-    for s in sorted(group, key=lambda s: s.name.encode()):
+    for s in sorted(group, key=lambda s: s.name.encode()) if len(group) > 1 else group:
         if features.partitionable_devices and s.shared_counters:
             pool.counter_slices.append(s)
         else:
@@ -195,13 +196,14 @@ def _build_pool(key, generation, group, extra, features: AllocatorFeatures) -> P
         else:
             pool.other_device_slices.append(s)
 
-    seen: set[str] = set()
-    for s in pool.device_slices:
-        for d in s.devices:
-            if d.name in seen:
-                pool.invalid = f"duplicate device name {d.name}"
+    names = [d.name for s in pool.device_slices for d in s.devices]
+    if len(set(names)) != len(names):  # the first name seen twice makes the pool invalid
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                pool.invalid = f"duplicate device name {name}"
                 return pool
-            seen.add(d.name)
+            seen.add(name)
     if features.partitionable_devices:
         for s in pool.counter_slices:
             for cs in s.shared_counters:
@@ -209,7 +211,8 @@ def _build_pool(key, generation, group, extra, features: AllocatorFeatures) -> P
                     pool.invalid = f"duplicate counter set name {cs.name}"
                     return pool
                 pool.counter_sets[cs.name] = cs
-        for d in pool.all_pool_devices():
+        consuming = [d for s in pool.device_slices + pool.other_device_slices for d in s.devices if d.consumes]
+        for d in consuming:  # all_pool_devices(), those that consume counters
             for consumption in d.consumes:
                 counter_set = pool.counter_sets.get(consumption.counter_set)
                 if counter_set is None:

@@ -55,6 +55,8 @@ class Quantity:
     @staticmethod
     def parse(text) -> "Quantity":
         """Parse a quantity string (or a YAML integer) as Kubernetes does."""
+        if type(text) is str:  # nearly always: straight to the parse
+            return _parse_cached(text)
         if isinstance(text, bool):
             raise QuantityError(FORMAT_ERROR)
         if isinstance(text, int):

@@ -30,6 +30,7 @@ from allocator.engine.run_common import (  # noqa: F401 (ALLOCATED, ... are the 
     INVALID,
     UNSATISFIABLE,
     candidate_nodes,
+    named_nodes,
     node_for,
     unknown_node,
 )
@@ -79,7 +80,7 @@ def allocate(
     claims allocated in the input still hold their devices), and `Outcome.alone` lists each
     claim's own answer."""
     gates = gates or ComponentGates()
-    named = None if scenario.errors else candidate_nodes(scenario, SliceIndex(scenario.slices))
+    named = None if scenario.errors else named_nodes(scenario)
     dropped = None
     if unnamed_node == ANY_NODE and node_name and named is not None and node_name not in named:
         dropped, node_name = node_name, None
@@ -160,10 +161,7 @@ def _allocate(
     # devices short, then the first tried); with one node there is nothing to rank.
     explained, explained_short = None, None
     ranking = len(names) > 1
-    if ranking:
-        from allocator.engine.closest import claims_asked, closest_first, free_devices
-
-        asked, free = claims_asked(scenario), free_devices(scenario, [])
+    asked, free = 0, None  # worked out at the first node that does not fit (no node, when the first fits)
     for name in names:
         try:
             attempt = attempt_node(node_for(scenario, name), claims=pending, scenario=scenario, index=index,
@@ -186,12 +184,18 @@ def _allocate(
                                                 options, claims)
             return Outcome(ALLOCATED, node=name, claims=claims, warnings=warnings, verdicts=verdicts,
                            explanation=_with_variant(explain_attempt(attempt), features) if explain_result else None)
+        if ranking and free is None:
+            from allocator.engine.closest import claims_asked, free_devices
+
+            asked, free = claims_asked(scenario), free_devices(scenario, [])
         short = max(0, asked - free.get(name, 0)) if ranking else 0
         if explained is None or short < explained_short:
             explained, explained_short = attempt, short
         if attempt.limit and deadline is not None and time.monotonic() > deadline:
             break
 
+    if ranking:
+        from allocator.engine.closest import closest_first
     return Outcome(
         UNSATISFIABLE,
         node=None,

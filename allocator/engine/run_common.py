@@ -11,7 +11,7 @@ from allocator.engine.scenario import Scenario
 from allocator.engine.vocabulary import OutcomeKind
 
 __all__ = ["ALLOCATED", "UNSATISFIABLE", "INVALID", "DEFAULT_MAX_STEPS", "DEFAULT_TIME_LIMIT",
-           "candidate_nodes", "unknown_node", "node_for"]
+           "candidate_nodes", "named_nodes", "unknown_node", "node_for"]
 
 ALLOCATED, UNSATISFIABLE, INVALID = OutcomeKind.ALLOCATED, OutcomeKind.UNSATISFIABLE, OutcomeKind.INVALID
 
@@ -23,11 +23,19 @@ def candidate_nodes(scenario: Scenario, index: SliceIndex) -> list[str]:
     return sorted(set(scenario.nodes) | index.node_names())
 
 
+def named_nodes(scenario: Scenario) -> list[str]:
+    """candidate_nodes over the scenario's own slices, without indexing them (the run indexes the
+    slices the scheduler sees)."""
+    return sorted(set(scenario.nodes).union([s.node_name for s in scenario.slices if s.node_name]))
+
+
 def unknown_node(scenario: Scenario, index: SliceIndex, node_name: str | None) -> Problem | None:
     """A warning when the node asked for is named nowhere in the scenario: it is tried as a node
     without labels, so only slices for all nodes or selected by labels could serve it."""
+    if not node_name:
+        return None
     known = candidate_nodes(scenario, index)
-    if not node_name or node_name in known:
+    if node_name in known:
         return None
     where = f"the nodes it names are {', '.join(known)}" if known else "it names no node"
     return Problem(

@@ -85,9 +85,15 @@ class Scenario:
 
 
 def object_name(data: dict) -> str:
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    name = meta.get("name")
+    if not isinstance(name, str):
+        name = ""
+    namespace = meta.get("namespace")
+    if not isinstance(namespace, str):
+        namespace = ""
     kind = data.get("kind")
     if kind in ("ResourceClaim", "ResourceClaimTemplate", "Pod"):
         namespace = namespace or "default"

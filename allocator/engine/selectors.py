@@ -16,13 +16,6 @@ class DeviceInputError(Exception):
     """The device cannot be shown to CEL (an attribute without a usable value)."""
 
 
-def _split(name: str, driver: str) -> tuple[str, str]:
-    if "/" in name:
-        domain, _, ident = name.partition("/")
-        return domain, ident
-    return driver, name
-
-
 def device_input(device: Device, *, stable: bool = False) -> cel.DeviceInput:
     """The CEL view of a device; raises DeviceInputError like upstream's conversion does.
 
@@ -42,34 +35,50 @@ def device_input(device: Device, *, stable: bool = False) -> cel.DeviceInput:
     return result
 
 
-def _bare_first(named: dict) -> list:
-    """The (name, value) pairs with bare names first, each part in its order, so that a qualified
-    spelling of the same name wins."""
-    items = list(named.items())
-    if any("/" in name for name, _ in items):
-        return [item for item in items if "/" not in item[0]] + [item for item in items if "/" in item[0]]
-    return items
+def _by_domain(named: dict, driver: str, value_of) -> dict:
+    """domain -> identifier -> value_of(name, item): bare names (the driver's domain) first, then the
+    qualified ones, each part in its order, so that a qualified spelling of the same name wins."""
+    out: dict = {}
+    own = None
+    qualified = None
+    for name, item in named.items():
+        if "/" in name:
+            if qualified is None:
+                qualified = []
+            qualified.append((name, item))
+            continue
+        value = value_of(name, item)
+        if own is None:
+            own = out[driver] = {}
+        own[name] = value
+    if qualified:
+        for name, item in qualified:
+            value = value_of(name, item)
+            domain, _, ident = name.partition("/")
+            out.setdefault(domain, {})[ident] = value
+    return out
+
+
+def _attribute(name: str, value):
+    if value.error:
+        raise DeviceInputError(value.error)
+    kind = value.kind
+    if kind is None:
+        raise DeviceInputError(f"attribute {name}: unsupported attribute value")
+    return list(value.value) if kind in LIST_KINDS else value.value
+
+
+def _capacity(name: str, cap):
+    return cap.value
 
 
 def _build_input(device: Device) -> cel.DeviceInput:
     driver = device.driver
-    attributes: dict = {}
-    for name, value in _bare_first(device.attributes):
-        if value.error:
-            raise DeviceInputError(value.error)
-        if value.kind is None:
-            raise DeviceInputError(f"attribute {name}: unsupported attribute value")
-        domain, ident = _split(name, driver)
-        attributes.setdefault(domain, {})[ident] = list(value.value) if value.kind in LIST_KINDS else value.value
-    capacity: dict = {}
-    for name, cap in _bare_first(device.capacity):
-        domain, ident = _split(name, driver)
-        capacity.setdefault(domain, {})[ident] = cap.value
     return cel.DeviceInput(
-        driver=driver,
-        attributes=attributes,
-        capacity=capacity,
-        allow_multiple_allocations=device.allow_multiple,
+        driver,
+        _by_domain(device.attributes, driver, _attribute) if device.attributes else {},
+        _by_domain(device.capacity, driver, _capacity) if device.capacity else {},
+        device.allow_multiple,
     )
 
 

@@ -13,6 +13,7 @@ from allocator.engine.cel import (
     CelRuntimeError,
     DeviceInput,
     Options,
+    compile_derived_attribute,
     compile_expression,
     compile_selector,
 )
@@ -762,10 +763,25 @@ def test_runtime_cost_stays_within_the_estimate():
 # -- caching ----------------------------------------------------------------------------------------------
 
 
-def test_compilation_is_cached_per_expression_and_options():
+def test_compilation_is_cached_per_expression_and_environment():
     first = compile_selector('device.driver == "x"')
     assert compile_selector('device.driver == "x"') is first
-    assert compile_selector('device.driver == "x"', Options(consumable_capacity=False)) is not first
+    # A stored expression sees every field and function whatever the gates say: validation of a stored
+    # object and a scheduler with other gates share one compile.
+    assert compile_selector('device.driver == "x"', Options(consumable_capacity=False)) is first
+    assert compile_selector('device.driver == "x"', Options(list_type_attributes=True)) is first
+    created = Options(consumable_capacity=False, stored=False)
+    assert compile_selector('device.driver == "x"', created) is not first
+    assert compile_selector('device.driver == "x"', created) is compile_selector('device.driver == "x"', created)
+
+
+def test_one_compile_serves_selector_and_derived_attribute():
+    """A derived attribute's expression compiled by validation (which checks its result type) and by the
+    scheduler (which does not) is one program; a type the derived attribute may not have still fails."""
+    assert compile_derived_attribute('device.driver') is compile_expression('device.driver')
+    with pytest.raises(CelCompileError, match="must evaluate to a primitive scalar"):
+        compile_derived_attribute('{"a": 1}')
+    assert compile_expression('{"a": 1}').result_type == "map(string, int)"
 
 
 def test_cached_compile_errors_are_raised_again():

@@ -20,7 +20,7 @@ class Options:
     stored: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention (frozen is slow to build)
 class DeviceInput:
     """A device as CEL sees it.
 

@@ -136,7 +136,10 @@ def _literal_regex_issues(checked) -> list:
     return problems
 
 
-def _build(expression: str, options: Options, selector: bool) -> Program:
+def _checked(expression: str, options: Options):
+    """Parsed and type-checked: (checked, result type), or the compile error. What comes after
+    (the result's type as a selector or a derived attribute must have it, then the program) is
+    worked out by the caller."""
     if not isinstance(expression, str):
         raise CelCompileError("expression must be a string")
     _ensure_recursion_headroom()
@@ -151,34 +154,69 @@ def _build(expression: str, options: Options, selector: bool) -> Program:
     issues = validate(checked)
     if issues:
         raise compile_error(source, issues)
-    output = checked.type_of(checked.expr)
-    if selector is True and output != t.BOOL_TYPE and output != attribute_type:
-        raise CelCompileError(f"must evaluate to bool or the unknown type, not {_describe(output)}")
+    return checked, checked.type_of(checked.expr)
+
+
+def _result_type_refusal(output: t.CelType, options: Options, selector) -> CelCompileError | None:
+    """A selector's result must be bool (or dynamic), a derived attribute's a scalar or a list of them."""
+    if selector is True and output != t.BOOL_TYPE and output != _cached_environment(options)[1]:
+        return CelCompileError(f"must evaluate to bool or the unknown type, not {_describe(output)}")
     if selector == DERIVED and not _derived_type_allowed(output, options.stored or options.list_type_attributes):
         kinds = "a primitive scalar (string, integer, boolean, semver)"
         if options.stored or options.list_type_attributes:
             kinds += " or a list of these scalars"
-        raise CelCompileError(f"must evaluate to {kinds}, not {_describe(output)}")
+        return CelCompileError(f"must evaluate to {kinds}, not {_describe(output)}")
+    return None
+
+
+def _program(expression: str, options: Options, checked, output: t.CelType) -> Program:
+    _ensure_recursion_headroom()
     regex_problems = _literal_regex_issues(checked)
     if regex_problems:
         raise CelCompileError(f"program instantiation failed: {regex_problems[0]}")
     estimated = estimate(checked)[1]
-    root, slot_count = compile_program(checked, env.functions)
+    root, slot_count = compile_program(checked, _cached_environment(options)[0].functions)
     return Program(expression, estimated, _describe(output), root, slot_count)
 
 
-@functools.lru_cache(maxsize=4096)
-def _compile_cached(expression: str, options: Options, selector: bool):
+def _guarded(build, *args):
+    """What `build(*args)` gives, its compile error included (errors are answers too: kept alike)."""
     try:
-        return _build(expression, options, selector)
+        return build(*args)
     except CelCompileError as exc:
         return exc
     except RecursionError:
         return CelCompileError("expression recursion limit exceeded: 250")
 
 
-def _compile(expression: str, options: Options, selector: bool) -> Program:
-    result = _compile_cached(expression, options, selector)
+# Every environment for stored expressions declares the same (see _environment: `stored` declares
+# every field and function whatever the gates say), so one key serves them all: the validation of a
+# stored object and the scheduler (whose list-type gate may differ) compile an expression once. The
+# caches are keyed by the options' values (a tuple hashes without calling back into Python).
+_STORED = (True, True, True)  # Options(list_type_attributes, consumable_capacity, stored)
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked_cached(expression: str, key: tuple):
+    return _guarded(_checked, expression, Options(*key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _program_cached(expression: str, key: tuple):
+    return _guarded(_program, expression, Options(*key), *_checked_cached(expression, key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_cached(expression: str, key: tuple, selector):
+    result = _checked_cached(expression, key)
+    if isinstance(result, CelCompileError):
+        return result
+    return _result_type_refusal(result[1], Options(*key), selector) or _program_cached(expression, key)
+
+
+def _compile(expression: str, options: Options, selector) -> Program:
+    key = _STORED if options.stored else (options.list_type_attributes, options.consumable_capacity, False)
+    result = _compile_cached(expression, key, selector)
     if isinstance(result, CelCompileError):
         raise CelCompileError(result.message, result.line, result.column)
     return result
