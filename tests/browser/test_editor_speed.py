@@ -165,3 +165,30 @@ def test_a_text_over_512_kb_is_edited_as_plain_text_so_a_key_does_not_reparse_it
     # Back under the size (less some room), the colours come back.
     put_in_editor(page, text[:300_000])
     expect(page.locator("#editor .cm-content .cm-line span").first).to_be_attached()
+
+
+CURSOR_BLINK = """() => {
+  const layer = document.querySelector("#editor .cm-cursorLayer");
+  return { animation: getComputedStyle(layer).animationName,
+           running: document.getAnimations().filter((a) => a.effect && a.effect.target === layer).length };
+}"""
+
+
+def test_the_caret_stays_lit_while_typing_and_blinks_again_once_typing_rests(page: Page):
+    # A blink restarted on every key (CodeMirror's own way) is a CSS animation started per key, which
+    # costs the page a second frame after the key's; a caret that stays lit while the text changes does not.
+    open_example(page, "simple-gpu")
+    click_in_editor(page)
+    page.wait_for_timeout(700)
+    resting = page.evaluate(CURSOR_BLINK)
+    assert resting["animation"].startswith("cm-blink") and resting["running"] == 1
+    for key in "# typed":
+        page.keyboard.type(key)
+        typing = page.evaluate(CURSOR_BLINK)
+        assert typing == {"animation": "none", "running": 0}
+    page.keyboard.press("ArrowLeft")  # moving the caret keeps it lit too
+    assert page.evaluate(CURSOR_BLINK) == {"animation": "none", "running": 0}
+    page.wait_for_function("""() => {
+      const layer = document.querySelector("#editor .cm-cursorLayer");
+      return getComputedStyle(layer).animationName.startsWith("cm-blink"); }""", timeout=3000)
+    assert editor_text(page).endswith("# typed")
