@@ -38,6 +38,9 @@ window.oncePerSwap = function (handler) {
           if (typeof value !== "string") return; // a file belongs to a multipart form
           (fields[name] = fields[name] || []).push(value);
         });
+        // A large text is not copied into the textarea for a run (editor.js): it comes from the editor.
+        var unsynced = window.playgroundEditor && window.playgroundEditor.unsynced();
+        if (unsynced !== null && unsynced !== undefined) fields.scenario = [unsynced];
         xhr.overrideMimeType("text/html");
         return JSON.stringify(fields);
       }

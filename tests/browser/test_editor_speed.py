@@ -4,6 +4,7 @@ scripts/bench_browser.py, not asserted here."""
 import re
 import threading
 import time
+from urllib.parse import urlparse
 
 import pytest
 
@@ -192,3 +193,26 @@ def test_the_caret_stays_lit_while_typing_and_blinks_again_once_typing_rests(pag
       const layer = document.querySelector("#editor .cm-cursorLayer");
       return getComputedStyle(layer).animationName.startsWith("cm-blink"); }""", timeout=3000)
     assert editor_text(page).endswith("# typed")
+
+
+def test_a_run_of_a_text_over_512_kb_sends_the_editors_text_without_copying_it_into_the_form(page: Page):
+    # Putting 1 MB into the form's textarea costs Chromium 80–300 ms, and a run starts at each pause in typing.
+    from scripts.bench_browser import big_document
+
+    open_example(page, "simple-gpu")
+    put_in_editor(page, big_document(600_000))
+    expect(page.locator("#editor-status")).to_contain_text("Syntax colours are off")
+    page.evaluate("""() => {
+      window.copies = 0;
+      document.getElementById("scenario").addEventListener("input", () => { window.copies++; });
+    }""")
+    click_in_editor(page)
+    with page.expect_request(lambda r: r.method == "POST" and urlparse(r.url).path == "/") as sent:  # the run
+        page.keyboard.type("# typed in the large text")
+    body = sent.value.post_data_json
+    assert body["scenario"][0].endswith("# typed in the large text")
+    assert page.evaluate("window.copies") == 0
+    assert not page.locator("#scenario").input_value().endswith("# typed in the large text")
+    # Whatever else reads the form still gets the text: Share posts the form as it is.
+    page.evaluate("window.playgroundEditor.sync()")
+    assert page.locator("#scenario").input_value().endswith("# typed in the large text")
