@@ -216,3 +216,18 @@ def test_a_run_of_a_text_over_512_kb_sends_the_editors_text_without_copying_it_i
     # Whatever else reads the form still gets the text: Share posts the form as it is.
     page.evaluate("window.playgroundEditor.sync()")
     assert page.locator("#scenario").input_value().endswith("# typed in the large text")
+
+
+def test_a_run_still_on_its_way_when_typing_resumes_lengthens_the_wait(page: Page, slow_runs):
+    # A large dump the server takes longer on than the pauses in typing: without an answer to time, the
+    # wait stayed at its first value and every short pause sent the whole text again.
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    assert run_wait(page) == 150  # no answer timed yet
+    slow_runs.slow_next(1, 3.0)
+    replace_in_editor(page, '"40Gi"', '"16Gi"')
+    assert slow_runs.started.wait(10), "the edit never reached the server"
+    page.wait_for_timeout(600)
+    page.keyboard.type(" ")  # typing resumes while that run is still on its way
+    assert int(page.locator("#playground").get_attribute("data-run-wait")) == 400  # 600 ms or more, held at 400
+    expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
