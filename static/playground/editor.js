@@ -79,6 +79,7 @@ function mount(cm, { editorTools }) {
         layout(cm),
         appearance.of(appearanceFor(cm, dark)),
         editorTools(cm, { format: () => formatDocument() }),
+        steadyCaret(EditorView),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
           stale = true;
@@ -91,9 +92,20 @@ function mount(cm, { editorTools }) {
   });
   textarea.hidden = true;
   // Whatever sends the form reads the textarea: htmx asks htmx:confirm before it collects the fields.
-  document.addEventListener("htmx:confirm", sync, true);
+  // Except a run of a text over PLAIN_OVER: playground.js's json-form sends the editor's own text, since
+  // putting 1 MB into a textarea costs Chromium 80–300 ms of the page's time, at every pause in typing.
+  // (htmx collects the fields with `new FormData(form)`, whose formdata event follows at once.)
+  let runReadsEditor = false;
+  document.addEventListener("htmx:confirm", (event) => {
+    if (plain && event.detail && event.detail.elt === form && !form.getAttribute("hx-encoding")) {
+      runReadsEditor = true;
+      queueMicrotask(() => { runReadsEditor = false; });
+      return;
+    }
+    sync();
+  }, true);
   document.addEventListener("submit", sync, true);
-  document.addEventListener("formdata", sync, true);
+  document.addEventListener("formdata", () => { if (!runReadsEditor) sync(); }, true);
 
   // Format: the server re-indents and checks that the YAML still means the same; one transaction,
   // so Undo brings the text back.
@@ -120,6 +132,8 @@ function mount(cm, { editorTools }) {
     sync,
     format: formatDocument,
     text: () => view.state.doc.toString(),
+    // The text a run of the form sends when the textarea was not brought up to date for it, else null.
+    unsynced: () => (stale ? view.state.doc.toString() : null),
     focus: () => view.focus(),
     undo: () => cm.undo(view),
     // Where a piece of text is drawn (for tests and the benchmark that point at it): {left, top, bottom}.
@@ -220,6 +234,30 @@ async function formatText(text) {
   } catch (error) {
     return { error: _("Format did not reach the server; the text was not changed.") };
   }
+}
+
+// The caret stays lit while the text or the selection changes and blinks again once they rest, as in
+// most editors. CodeMirror restarts its blink (a CSS animation) on every change instead, and a CSS
+// animation started costs the page a second frame after the key's own: a third of a key's work.
+const STEADY_CLASS = "cm-steady";
+const BLINK_AFTER_MS = 500;
+function steadyCaret(EditorView) {
+  let timer = 0;
+  let layer = null;
+  return [
+    EditorView.theme({ [".cm-cursorLayer." + STEADY_CLASS]: { animation: "none !important" } }),
+    EditorView.updateListener.of((update) => {
+      if (!update.docChanged && !update.selectionSet) return;
+      if (!layer || !layer.isConnected) layer = update.view.scrollDOM.querySelector(".cm-cursorLayer");
+      if (!layer) return;
+      if (!timer) layer.classList.add(STEADY_CLASS);
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => {
+        timer = 0;
+        layer.classList.remove(STEADY_CLASS);
+      }, BLINK_AFTER_MS);
+    }),
+  ];
 }
 
 // Sizes and colours from playground.css's variables, so both themes follow html[data-theme].

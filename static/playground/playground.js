@@ -38,6 +38,9 @@ window.oncePerSwap = function (handler) {
           if (typeof value !== "string") return; // a file belongs to a multipart form
           (fields[name] = fields[name] || []).push(value);
         });
+        // A large text is not copied into the textarea for a run (editor.js): it comes from the editor.
+        var unsynced = window.playgroundEditor && window.playgroundEditor.unsynced();
+        if (unsynced !== null && unsynced !== undefined) fields.scenario = [unsynced];
         xhr.overrideMimeType("text/html");
         return JSON.stringify(fields);
       }
@@ -61,6 +64,10 @@ window.oncePerSwap = function (handler) {
     var median = sorted[Math.floor(sorted.length / 2)];
     return Math.round(Math.min(MAX_WAIT, Math.max(MIN_WAIT, median)));
   }
+  function remember(roundTrip) {
+    roundTrips.push(roundTrip);
+    if (roundTrips.length > KEPT) roundTrips.shift();
+  }
   function runNow() {
     window.clearTimeout(runTimer);
     runTimer = null;
@@ -72,7 +79,13 @@ window.oncePerSwap = function (handler) {
     var form = playgroundForm();
     if (!form || !window.htmx) return;
     latest++;
-    if (inFlight) window.htmx.trigger(form, "htmx:abort"); // its answer is for older text
+    if (inFlight) {
+      // Its answer is for older text. It has been on its way this long at least: a text the server takes
+      // longer on than the pauses in typing (a large dump) is then not sent again at every short pause.
+      var waited = performance.now() - inFlight.playgroundStart;
+      if (waited > runWait()) remember(waited);
+      window.htmx.trigger(form, "htmx:abort");
+    }
     window.clearTimeout(runTimer);
     var wait = runWait();
     form.setAttribute("data-run-wait", String(wait));
@@ -104,8 +117,7 @@ window.oncePerSwap = function (handler) {
     if (inFlight === xhr) inFlight = null;
     if (event.detail.successful) {
       answered++;
-      roundTrips.push((xhr.playgroundArrived || performance.now()) - xhr.playgroundStart);
-      if (roundTrips.length > KEPT) roundTrips.shift();
+      remember((xhr.playgroundArrived || performance.now()) - xhr.playgroundStart);
     }
   });
   document.addEventListener("htmx:beforeSwap", function (event) {

@@ -4,6 +4,7 @@ scripts/bench_browser.py, not asserted here."""
 import re
 import threading
 import time
+from urllib.parse import urlparse
 
 import pytest
 
@@ -165,3 +166,68 @@ def test_a_text_over_512_kb_is_edited_as_plain_text_so_a_key_does_not_reparse_it
     # Back under the size (less some room), the colours come back.
     put_in_editor(page, text[:300_000])
     expect(page.locator("#editor .cm-content .cm-line span").first).to_be_attached()
+
+
+CURSOR_BLINK = """() => {
+  const layer = document.querySelector("#editor .cm-cursorLayer");
+  return { animation: getComputedStyle(layer).animationName,
+           running: document.getAnimations().filter((a) => a.effect && a.effect.target === layer).length };
+}"""
+
+
+def test_the_caret_stays_lit_while_typing_and_blinks_again_once_typing_rests(page: Page):
+    # A blink restarted on every key (CodeMirror's own way) is a CSS animation started per key, which
+    # costs the page a second frame after the key's; a caret that stays lit while the text changes does not.
+    open_example(page, "simple-gpu")
+    click_in_editor(page)
+    page.wait_for_timeout(700)
+    resting = page.evaluate(CURSOR_BLINK)
+    assert resting["animation"].startswith("cm-blink") and resting["running"] == 1
+    for key in "# typed":
+        page.keyboard.type(key)
+        typing = page.evaluate(CURSOR_BLINK)
+        assert typing == {"animation": "none", "running": 0}
+    page.keyboard.press("ArrowLeft")  # moving the caret keeps it lit too
+    assert page.evaluate(CURSOR_BLINK) == {"animation": "none", "running": 0}
+    page.wait_for_function("""() => {
+      const layer = document.querySelector("#editor .cm-cursorLayer");
+      return getComputedStyle(layer).animationName.startsWith("cm-blink"); }""", timeout=3000)
+    assert editor_text(page).endswith("# typed")
+
+
+def test_a_run_of_a_text_over_512_kb_sends_the_editors_text_without_copying_it_into_the_form(page: Page):
+    # Putting 1 MB into the form's textarea costs Chromium 80–300 ms, and a run starts at each pause in typing.
+    from scripts.bench_browser import big_document
+
+    open_example(page, "simple-gpu")
+    put_in_editor(page, big_document(600_000))
+    expect(page.locator("#editor-status")).to_contain_text("Syntax colours are off")
+    page.evaluate("""() => {
+      window.copies = 0;
+      document.getElementById("scenario").addEventListener("input", () => { window.copies++; });
+    }""")
+    click_in_editor(page)
+    with page.expect_request(lambda r: r.method == "POST" and urlparse(r.url).path == "/") as sent:  # the run
+        page.keyboard.type("# typed in the large text")
+    body = sent.value.post_data_json
+    assert body["scenario"][0].endswith("# typed in the large text")
+    assert page.evaluate("window.copies") == 0
+    assert not page.locator("#scenario").input_value().endswith("# typed in the large text")
+    # Whatever else reads the form still gets the text: Share posts the form as it is.
+    page.evaluate("window.playgroundEditor.sync()")
+    assert page.locator("#scenario").input_value().endswith("# typed in the large text")
+
+
+def test_a_run_still_on_its_way_when_typing_resumes_lengthens_the_wait(page: Page, slow_runs):
+    # A large dump the server takes longer on than the pauses in typing: without an answer to time, the
+    # wait stayed at its first value and every short pause sent the whole text again.
+    open_example(page, "simple-gpu")
+    expect(outcome(page)).to_contain_text("Allocated on node worker-1")
+    assert run_wait(page) == 150  # no answer timed yet
+    slow_runs.slow_next(1, 3.0)
+    replace_in_editor(page, '"40Gi"', '"16Gi"')
+    assert slow_runs.started.wait(10), "the edit never reached the server"
+    page.wait_for_timeout(600)
+    page.keyboard.type(" ")  # typing resumes while that run is still on its way
+    assert int(page.locator("#playground").get_attribute("data-run-wait")) == 400  # 600 ms or more, held at 400
+    expect(page.locator("#panel-why tr.verdict-chosen")).to_contain_text("gpu-0")
