@@ -77,7 +77,9 @@
       var checked = [];
       gateBoxes().forEach(function (box) { if (box.checked) checked.push(box.name); });
       var node = document.getElementById("node");
-      return { scenario: area.value, node: node ? node.value : "", checked: checked, versions: currentVersions() };
+      // The editor's text: a run of a large text no longer copies it into the textarea (editor.js).
+      var text = window.playgroundEditor ? window.playgroundEditor.text() : area.value;
+      return { scenario: text, node: node ? node.value : "", checked: checked, versions: currentVersions() };
     }
     function run() {
       if (window.htmx) window.htmx.trigger(form, "run"); else form.requestSubmit();
@@ -155,6 +157,19 @@
       store(data.key, latest);
     }
     area.addEventListener("input", save);
+    // An edit in the editor says so without touching the textarea: saved a moment after typing rests
+    // (the text is read whole), and at once when the page goes.
+    var saveTimer = null;
+    area.addEventListener("playground:edited", function () {
+      window.clearTimeout(saveTimer);
+      saveTimer = window.setTimeout(function () { saveTimer = null; save(); }, 300);
+    });
+    window.addEventListener("pagehide", function () {
+      if (saveTimer === null) return;
+      window.clearTimeout(saveTimer);
+      saveTimer = null;
+      save();
+    });
     form.addEventListener("change", function (event) {
       if (event.target.id === "node" || event.target.closest(".gates")) save();
     });

@@ -179,3 +179,21 @@ def test_reset_puts_back_the_lessons_versions_and_their_gate_values(page: Page, 
         expect(page.get_by_label("DRAPartitionableDevices on kube-scheduler")).not_to_be_checked()
     finally:
         library.clear()
+
+
+def test_a_lessons_large_text_typed_into_is_kept_for_the_next_visit(page: Page):
+    # A run of a text over 512 KB sends the editor's text without copying it into the form's
+    # textarea; the lesson's progress must still be the text the attendee typed.
+    from scripts.bench_browser import big_document
+
+    from .helpers import click_in_editor, editor_text, put_in_editor
+
+    open_lesson(page, LESSON)
+    put_in_editor(page, big_document(600_000))
+    click_in_editor(page)
+    page.keyboard.type("# typed at the end")
+    page.wait_for_timeout(1000)  # typing rests: the lesson saves its progress
+
+    open_lesson(page, LESSON)  # a new visit (not a reload: the draft of the tab's history plays no part)
+    page.wait_for_function("() => window.playgroundEditor && window.playgroundEditor.text().endsWith('# typed at the end')")
+    assert editor_text(page).endswith("# typed at the end")
