@@ -38,6 +38,16 @@ MAX_CHARS = 2 * 1024 * 1024
 # Characters libyaml accepts in a stream, less the ones this reader leaves to it: tab, the
 # line breaks other than \n (\r, NEL, U+2028, U+2029), a BOM in the middle.
 _UNHANDLED_CHAR = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_ASCII_HANDLED = bytes([10, *range(0x20, 0x7F)])  # the same for a text all ASCII (checked ten times faster)
+
+# Nesting: the scenario loader's guard against deep nesting (yamlguard, 100 levels) runs only
+# before libyaml reads a text, so what this reader takes must nest less deep. A block mapping nested
+# in a mapping starts a column further right at least, one in a sequence two, and a sequence is
+# nested only in a mapping (at its column or further right); so when no line this reader takes as
+# structure is indented more than MAX_COLUMN, block nesting stays under MAX_COLUMN + 4 levels, and
+# a flow collection on a line adds at most MAX_FLOW_DEPTH.
+MAX_COLUMN = 40
+MAX_FLOW_DEPTH = 15
 
 # One line: indentation, a `-` item indicator, a plain key and its `:`, what follows. A key is a
 # plain scalar that does not start with an indicator and holds no `:`, `#` or run of blanks; any
@@ -52,10 +62,15 @@ _SPACES = [" " * n for n in range(256)]
 def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
     """The documents of `text` as (data, span, item spans, issues), or None when libyaml must read it.
     `plain(text)` gives a plain scalar's value (raising Unhandled for one this reader must not
-    take), and `cache` holds values it gave, by text; `is_list_kind(data)` says whether a document is a List whose items get spans. A span
+    take), and `cache` holds values it gave, by text (the reader adds those it asks for); `is_list_kind(data)` says whether a document is a List whose items get spans. A span
     is (start offset, end offset, 0-based line, 0-based column) of the node as libyaml marks it; an
     issue (path in the document, message, line, column, severity) is a remark `plain` made."""
-    if len(text) > MAX_CHARS or _UNHANDLED_CHAR.search(text) is not None:
+    if len(text) > MAX_CHARS:
+        return None
+    if text.isascii():
+        if text.encode().translate(None, _ASCII_HANDLED):
+            return None
+    elif _UNHANDLED_CHAR.search(text) is not None:
         return None
     try:
         return _read(text, plain, cache, is_list_kind)
@@ -79,13 +94,16 @@ def _row(line: str, plain, cache: dict) -> tuple:
     else is read in place, where a fault in it is raised."""
     indent, dash, key, rest = _ROW.match(line).groups("")
     col = len(indent)
+    if col > MAX_COLUMN:
+        return (col, _BAD, _NONE, "", None, rest, 0)  # too deep to take (when not in a scalar)
     if key:
         if cache.get(key).__class__ is not str:
             try:
-                if plain(key).__class__ is not str:
-                    return (col, _BAD, _NONE, "", None, rest, 0)  # a key that is not a string
+                value = cache[key] = plain(key)
             except (Unhandled, Noted):
                 return (col, _BAD, _NONE, "", None, rest, 0)
+            if value.__class__ is not str:
+                return (col, _BAD, _NONE, "", None, rest, 0)  # a key that is not a string
         kind = _DASH_KEY if dash else _KEY
     elif dash:
         kind = _DASH
@@ -111,7 +129,7 @@ def _row(line: str, plain, cache: dict) -> tuple:
         value = cache.get(rest, _MISSING)
         if value is _MISSING:
             try:
-                value = plain(rest)
+                value = cache[rest] = plain(rest)
             except (Unhandled, Noted):
                 return (col, kind, _SLOW, key, None, rest, len(dash))
     return (col, kind, _SIMPLE, key, value, rest, len(dash))
@@ -479,6 +497,8 @@ def _flow(rest: str, plain):
             else:
                 frame[0].append(value)
             stack.append([value, punct == "{", None])
+            if len(stack) > MAX_FLOW_DEPTH:
+                raise Unhandled  # nested too deep to take
             state = "open"
             continue
         if punct or colon:

@@ -29,7 +29,7 @@ def typed(value):
 
 
 def fast_docs(text):
-    fast = fastyaml.read(text, loader._plain_value, loader._PLAIN, loader._is_list_kind)
+    fast = fastyaml.read(text, loader._plain_value, {}, loader._is_list_kind)
     if fast is None:
         return None
     return [(typed(data), span, item_spans, issues) for data, span, item_spans, issues in fast]
@@ -367,3 +367,31 @@ def test_dumped_data_reads_as_libyaml_reads_it(text):
 @given(line_soup())
 def test_line_soups_read_as_libyaml_reads_them(text):
     check(text)
+
+
+def depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+def test_what_it_takes_nests_less_deep_than_the_loader_refuses_so_its_guard_can_run_only_before_libyaml():
+    # The deepest block form, mappings nested one column further each, then the deepest flow one.
+    flow = "[" * fastyaml.MAX_FLOW_DEPTH + "]" * fastyaml.MAX_FLOW_DEPTH
+    lines = [" " * n + f"k{n}:" for n in range(fastyaml.MAX_COLUMN + 1)]
+    text = "\n".join(lines) + " " + flow + "\n"
+    taken = fast_docs(text)
+    assert taken is not None and check(text)
+    deepest = depth(fastyaml.read(text, loader._plain_value, {}, loader._is_list_kind)[0][0])
+    assert deepest == fastyaml.MAX_COLUMN + 1 + fastyaml.MAX_FLOW_DEPTH < loader.MAX_DEPTH
+    # Sequences in between nest no deeper for the columns they take.
+    mixed = "a:\n" + "".join(" " * (2 * n) + "- b:\n" for n in range(fastyaml.MAX_COLUMN // 2)) + " " * fastyaml.MAX_COLUMN + "- 1\n"
+    assert check(mixed)
+    assert depth(fastyaml.read(mixed, loader._plain_value, {}, loader._is_list_kind)[0][0]) < loader.MAX_DEPTH
+    # One column or one bracket more is left to libyaml (and to the guard before it).
+    assert fast_docs(text.replace("\n" + " " * fastyaml.MAX_COLUMN, "\n" + " " * (fastyaml.MAX_COLUMN + 1))) is None
+    assert fast_docs("\n".join(lines) + " [" + flow + "]\n") is None
+    # A literal block's lines may be indented further: they are text, not structure.
+    assert check("a: |\n" + " " * 60 + "x\nb: 1\n")
