@@ -53,18 +53,27 @@ MAX_FLOW_DEPTH = 15
 # plain scalar that does not start with an indicator and holds no `:`, `#` or run of blanks; any
 # other key leaves the whole line in `rest`, which then reads as no known construct. (Possessive
 # quantifiers: a shorter key or indentation could never be followed by its `:` or `-`.)
-_ROW = re.compile(r"^( *+)(-(?: ++|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*+(?: [^\s:#]+)*+):(?: ++|$))?(.*)$", re.M)
+# What follows is split in two: a plain scalar with no `:` or `#` in it (the common value, read as
+# its text is), or anything else.
+_ROW = re.compile(
+    r"^( *+)(-(?: ++|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*+(?: [^\s:#]+)*+):(?: ++|$))?"
+    r"(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^#:\n]*+(?<! ))|(.*))$",
+    re.M,
+)
 
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SPACES = [" " * n for n in range(256)]
 
 
-def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+def read(text: str, plain, cache: dict, is_list_kind, typed_starts=None) -> list[tuple] | None:
     """The documents of `text` as (data, span, item spans, issues), or None when libyaml must read it.
     `plain(text)` gives a plain scalar's value (raising Unhandled for one this reader must not
-    take), and `cache` holds values it gave, by text (the reader adds those it asks for); `is_list_kind(data)` says whether a document is a List whose items get spans. A span
-    is (start offset, end offset, 0-based line, 0-based column) of the node as libyaml marks it; an
-    issue (path in the document, message, line, column, severity) is a remark `plain` made."""
+    take), and `cache` holds values it gave, by text (the reader adds those it asks for);
+    `typed_starts`, when given, holds the first characters of the texts `plain` may give anything
+    but the text itself for (others are not asked). `is_list_kind(data)` says whether a document is
+    a List whose items get spans. A span is (start offset, end offset, 0-based line, 0-based
+    column) of the node as libyaml marks it; an issue (path in the document, message, line,
+    column, severity) is a remark `plain` made."""
     if len(text) > MAX_CHARS:
         return None
     if text.isascii():
@@ -73,7 +82,7 @@ def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
     elif _UNHANDLED_CHAR.search(text) is not None:
         return None
     try:
-        return _read(text, plain, cache, is_list_kind)
+        return _read(text, plain, cache, is_list_kind, _EVERY_CHARACTER if typed_starts is None else typed_starts)
     except (Unhandled, Noted, IndexError):
         return None
 
@@ -82,64 +91,95 @@ def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
 _KEY, _DASH_KEY, _DASH, _SKIP, _DOC, _BAD = range(6)
 _SIMPLE, _NONE, _SLOW = range(3)  # a value complete on its line; none (`key:`); one read in place
 _NO_LINES: tuple = ()
+
+
+class _EveryCharacter:
+    def __contains__(self, character) -> bool:
+        return True
+
+
+_EVERY_CHARACTER = _EveryCharacter()
 _MISSING = object()
 
 
-def _row(line: str, plain, cache: dict) -> tuple:
-    """What one line holds, whatever its place: (column, kind, value state, key, value, rest, width
+def _rows(lines, plain, cache: dict, typed_starts) -> list[tuple]:
+    """What each line holds, whatever its place: (column, kind, value state, key, value, rest, width
     of the `-` indicator). Taken apart once per distinct line of a text (half the lines of a
     scenario repeat one before them), lines inside a block scalar too: nothing is raised here. A
     value is taken here only when it is complete on its line and immutable: a plain scalar (whether
     the next lines go on with it is seen in place), a quoted one that ends on its line; anything
     else is read in place, where a fault in it is raised."""
-    indent, dash, key, rest = _ROW.match(line).groups("")
-    col = len(indent)
-    if col > MAX_COLUMN:
-        return (col, _BAD, _NONE, "", None, rest, 0)  # too deep to take (when not in a scalar)
-    if key:
-        if cache.get(key).__class__ is not str:
+    parts = _ROW.findall("\n".join(lines))  # (indentation, `-` indicator, key, rest) of each line
+    if len(parts) != len(lines):
+        raise Unhandled
+    rows: list = []
+    add = rows.append
+    for indent, dash, key, simple, rest in parts:
+        col = len(indent)
+        if simple:
+            if key and col <= MAX_COLUMN and simple[0] not in typed_starts and (
+                key[0] not in typed_starts or cache.get(key).__class__ is str
+            ):  # the common line, `key: text`
+                add((col, _DASH_KEY if dash else _KEY, _SIMPLE, key, simple, simple, len(dash)))
+                continue
+            rest = simple
+        if col > MAX_COLUMN:
+            add((col, _BAD, _NONE, "", None, rest, 0))  # too deep to take (when not in a scalar)
+            continue
+        if key:
+            if key[0] in typed_starts and cache.get(key).__class__ is not str:
+                try:
+                    value = cache[key] = plain(key)
+                except (Unhandled, Noted):
+                    value = None
+                if value.__class__ is not str:
+                    add((col, _BAD, _NONE, "", None, rest, 0))  # a key that is not a string
+                    continue
+            kind = _DASH_KEY if dash else _KEY
+        elif dash:
+            kind = _DASH
+        elif not rest or rest[0] == "#":
+            add((col, _SKIP, _NONE, "", None, rest, 0))
+            continue
+        else:
+            kind = _BAD  # a scalar alone on its line, `...`, a directive, a flow collection...
+            if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
+                after = rest[3:].lstrip(" ")
+                if not after or after[0] == "#":
+                    kind = _DOC
+            add((col, kind, _NONE, "", None, rest, 0))
+            continue
+        if not rest or rest[0] == "#":
+            add((col, kind, _NONE, key, None, rest, len(dash)))
+            continue
+        first = rest[0]
+        if first in _INDICATORS or "#" in rest or ": " in rest or rest[-1] == " " or rest[-1] == ":":
+            if first in "[{|":
+                add((col, kind, _SLOW, key, None, rest, len(dash)))  # a new collection each time; lines
+                continue
             try:
-                value = cache[key] = plain(key)
-            except (Unhandled, Noted):
-                return (col, _BAD, _NONE, "", None, rest, 0)
-            if value.__class__ is not str:
-                return (col, _BAD, _NONE, "", None, rest, 0)  # a key that is not a string
-        kind = _DASH_KEY if dash else _KEY
-    elif dash:
-        kind = _DASH
-    elif not rest or rest[0] == "#":
-        return (col, _SKIP, _NONE, "", None, rest, 0)
-    else:
-        kind = _BAD  # a scalar alone on its line, `...`, a directive, a flow collection...
-        if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
-            after = rest[3:].lstrip(" ")
-            if not after or after[0] == "#":
-                kind = _DOC
-        return (col, kind, _NONE, "", None, rest, 0)
-    if not rest or rest[0] == "#":
-        return (col, kind, _NONE, key, None, rest, len(dash))
-    if rest[0] in _INDICATORS or "#" in rest or ": " in rest or rest[-1] == " " or rest[-1] == ":":
-        if rest[0] in "[{|":
-            return (col, kind, _SLOW, key, None, rest, len(dash))  # a new collection each time; lines
-        try:
-            value = _scalar(rest, col, _NO_LINES, -1, plain)[0]
-        except (Unhandled, Noted, IndexError):  # read in place: raised there, or taken over lines
-            return (col, kind, _SLOW, key, None, rest, len(dash))
-    else:  # the common plain scalar (as `_scalar` reads it)
-        value = cache.get(rest, _MISSING)
-        if value is _MISSING:
-            try:
-                value = cache[rest] = plain(rest)
-            except (Unhandled, Noted):
-                return (col, kind, _SLOW, key, None, rest, len(dash))
-    return (col, kind, _SIMPLE, key, value, rest, len(dash))
+                value = _scalar(rest, col, _NO_LINES, -1, plain)[0]
+            except (Unhandled, Noted, IndexError):  # read in place: raised there, or taken over lines
+                add((col, kind, _SLOW, key, None, rest, len(dash)))
+                continue
+        elif first not in typed_starts:
+            value = rest  # the common plain scalar (as `_scalar` reads it), a string
+        else:
+            value = cache.get(rest, _MISSING)
+            if value is _MISSING:
+                try:
+                    value = cache[rest] = plain(rest)
+                except (Unhandled, Noted):
+                    add((col, kind, _SLOW, key, None, rest, len(dash)))
+                    continue
+        add((col, kind, _SIMPLE, key, value, rest, len(dash)))
+    return rows
 
 
-def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+def _read(text: str, plain, cache: dict, is_list_kind, typed_starts) -> list[tuple] | None:
     lines = text.split("\n")
     rows = dict.fromkeys(lines)  # line text -> its row
-    for line in rows:
-        rows[line] = _row(line, plain, cache)
+    rows = dict(zip(rows, _rows(rows, plain, cache, typed_starts)))
     docs: list[tuple] = []
     # The open document: its frames, outermost first, each [indent, container, is a mapping, -,
     # span being recorded (a List item), item spans (its items)]; the innermost's indent and

@@ -249,17 +249,26 @@ def _plain_value(text: str):
     warn about or refuse (a bare y/n, `<<`, a bad number), which libyaml's reading then reports.
     Nothing learned is kept from one call to the next (the fast reader keeps values for the text it
     reads): what a first read costs does not depend on what was read before."""
-    resolvers = _FIRST_RESOLVERS.get(text[:1])
-    if resolvers is None:
+    first = text[:1]
+    if first not in _TYPED_STARTS:
         return text  # most texts: no implicit type starts with their first character
-    for tag, regexp in resolvers:
+    value = _PLAIN_WORDS.get(text, _MISSING)
+    if value is not _MISSING:
+        return value
+    if first in _WORD_STARTS:  # only the words above, and a bare y/n, have a type
+        if text in _YES_NO_LETTERS:
+            raise fastyaml.Noted(text, _letter_warning(text), WARNING)
+        return text
+    return _resolved_value(text)
+
+
+def _resolved_value(text: str):
+    """`_plain_value` the long way: the implicit types tried in turn."""
+    for tag, regexp in _FIRST_RESOLVERS.get(text[:1], ()):
         if regexp.match(text):
             break
     else:
         return text
-    value = _PLAIN_WORDS.get(text, _MISSING)
-    if value is not _MISSING:
-        return value
     if tag == _YES_NO_LETTER:
         raise fastyaml.Noted(text, _letter_warning(text), WARNING)
     if tag == _INT and text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 19:
@@ -498,9 +507,14 @@ _INT = _TAG_PREFIX + "int"
 # The implicit types a plain scalar may have, by its first character (a character no type starts
 # with makes a string), and the values of the words that are booleans and nulls: a fixed table.
 _FIRST_RESOLVERS = {first: entries for first, entries in _ScenarioLoader.yaml_implicit_resolvers.items() if entries}
+_TYPED_STARTS = frozenset(_FIRST_RESOLVERS)
+# Where the only types are booleans and nulls, which are these words (and a bare y/n, warned about).
+_WORD_STARTS = frozenset(first for first, entries in _FIRST_RESOLVERS.items() if first and {
+    tag for tag, _ in entries} <= {_TAG_PREFIX + "bool", _TAG_PREFIX + "null", _YES_NO_LETTER})
+_YES_NO_LETTERS = frozenset("yYnN")
 _PLAIN_WORDS: dict = {}
 for _word in ("yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF ~ null Null NULL").split():
-    _PLAIN_WORDS[_word] = _plain_value(_word)
+    _PLAIN_WORDS[_word] = _resolved_value(_word)
 
 
 @dataclass
@@ -658,7 +672,7 @@ def clear_cache() -> None:
 
 
 def _load_yaml(text: str) -> tuple[list[_Doc] | None, list[Problem]]:
-    fast = fastyaml.read(text, _plain_value, {}, _is_list_kind)
+    fast = fastyaml.read(text, _plain_value, {}, _is_list_kind, _TYPED_STARTS)
     if fast is not None:  # (it takes nothing nested deeper than MAX_DEPTH)
         return [_Doc(index, data, span, item_spans, issues) for index, (data, span, item_spans, issues) in enumerate(fast)], []
     problem = yamlguard.refusal(text, max_depth=MAX_DEPTH, aliases=False)  # before libyaml's composer recurses
