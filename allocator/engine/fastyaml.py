@@ -371,7 +371,7 @@ def _finish(stack, root_start, end, items, loose_items, issues, is_list_kind) ->
     stack.clear()
     start, line, column = root_start
     item_spans = None
-    if is_list_kind(data) and isinstance(data["items"], list):
+    if "items" in data and is_list_kind(data) and isinstance(data["items"], list):
         if not data["items"]:
             item_spans = []
         elif items is None or loose_items or len(items) != len(data["items"]):

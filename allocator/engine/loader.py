@@ -259,6 +259,8 @@ def _plain_value(text: str):
         if text in _YES_NO_LETTERS:
             raise fastyaml.Noted(text, _letter_warning(text), WARNING)
         return text
+    if text.isdigit() and text.isascii() and (first != "0" or len(text) == 1) and len(text) < 19:
+        return int(text)  # a plain decimal (an int, as below)
     return _resolved_value(text)
 
 
@@ -629,8 +631,10 @@ def _load_fresh(text: str, pieces: list) -> tuple[list[_Doc], list[Problem]]:
 def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
     """(offset, lines before it, text) of each piece that starts at a `---` line; None when the
     stream must be read whole."""
-    if text.count("\n---") > MAX_DOCUMENTS or text.startswith("%") or "\n%" in text:
-        return None  # too many documents to read one by one, or directives (which precede a `---`)
+    if "%" in text and (text.startswith("%") or "\n%" in text):
+        return None  # directives (which precede a `---`)
+    if len(text) > 4 * MAX_DOCUMENTS and text.count("\n---") > MAX_DOCUMENTS:
+        return None  # too many documents to read one by one
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None
     if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
@@ -1068,7 +1072,9 @@ def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject]
         issues_by_ref = _issues_by_ref(doc) if doc.issues else {}
         if data is None:
             continue  # an empty document
-        if isinstance(data, list) and doc.item_spans is not None:
+        if data.__class__ is dict and "items" not in data:
+            candidates = [((doc.index,), data)]  # the common case: not a List
+        elif isinstance(data, list) and doc.item_spans is not None:
             candidates = [((doc.index, i), item) for i, item in enumerate(data)]
         elif isinstance(data, dict) and _is_list_kind(data):
             items = data.get("items")

@@ -411,7 +411,8 @@ def test_plain_scalars_read_the_short_way_have_the_values_the_implicit_types_giv
     texts = {"".join(letters) for word in words
              for letters in itertools.product(*[(c.lower(), c.upper()) for c in word])}
     texts |= {"~", "~a", "<<", "<", "0", "017", "0x1F", "1_000", "-1", "+1", "1.5", ".inf", ".NaN", "12345678901234567890",
-              "2001-12-14", "=", "a", "node-a", "Node", "none", "1e3", "0b101", "-", ".", "+", "1__0", "9" * 30}
+              "2001-12-14", "=", "a", "node-a", "Node", "none", "1e3", "0b101", "-", ".", "+", "1__0", "9" * 30,
+              "1\u00b2", "1\u0661", "00", "10", "123456789012345678", "1234567890123456789"}
     texts |= set(SCALAR_TEXT_LIST)
     for text in sorted(texts):
         assert outcome(loader._plain_value, text) == outcome(loader._resolved_value, text), text
