@@ -82,6 +82,8 @@ EXPECTED = [
       "j": "1", "k": "1e3", "l": 31}),
     ("a: x\n  y\n\n  z\nb: 'p\n  q''s'\nc: \"r  \n\n\n  s\"\n", {"a": "x y\nz", "b": "p q's", "c": "r\n\ns"}),
     ("items:\n- a: [] # c\n  b: {}\n-   c: d\n", {"items": [{"a": [], "b": {}}, {"c": "d"}]}),
+    ("kind: List\nitems:\n  - a: 1\n    c: x\n      y\n  - b: 2\nz: 1\n",  # indented items: where each ends
+     {"kind": "List", "items": [{"a": 1, "c": "x y"}, {"b": 2}], "z": 1}),
     ("a: [x, 'y', \"z\", 1, [ ], {b: {c: yes}, d : -1}]  # c\n",
      {"a": ["x", "y", "z", 1, [], {"b": {"c": True}, "d": -1}]}),
 ]
