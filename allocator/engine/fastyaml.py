@@ -117,11 +117,23 @@ def _rows(lines, plain, cache: dict, typed_starts) -> list[tuple]:
     for indent, dash, key, simple, rest in parts:
         col = len(indent)
         if simple:
-            if key and col <= MAX_COLUMN and simple[0] not in typed_starts and (
-                key[0] not in typed_starts or cache.get(key).__class__ is str
-            ):  # the common line, `key: text`
-                add((col, _DASH_KEY if dash else _KEY, _SIMPLE, key, simple, simple, len(dash)))
-                continue
+            # The common lines, `key: value` and `- value`, their value a plain scalar as
+            # `_scalar` reads it (not over lines: that is seen in place) and the key known.
+            if (key or dash) and col <= MAX_COLUMN and (
+                not key or key[0] not in typed_starts or cache.get(key).__class__ is str
+            ):
+                if simple[0] not in typed_starts:
+                    value = simple
+                else:
+                    value = cache.get(simple, _MISSING)
+                    if value is _MISSING:
+                        try:
+                            value = cache[simple] = plain(simple)
+                        except (Unhandled, Noted):
+                            pass  # read in place, below
+                if value is not _MISSING:
+                    add((col, (_DASH_KEY if dash else _KEY) if key else _DASH, _SIMPLE, key, value, simple, len(dash)))
+                    continue
             rest = simple
         if col > MAX_COLUMN:
             add((col, _BAD, _NONE, "", None, rest, 0))  # too deep to take (when not in a scalar)
