@@ -122,16 +122,8 @@ def _rows(lines, plain, cache: dict, typed_starts) -> list[tuple]:
             if (key or dash) and col <= MAX_COLUMN and (
                 not key or key[0] not in typed_starts or cache.get(key).__class__ is str
             ):
-                if simple[0] not in typed_starts:
-                    value = simple
-                else:
-                    value = cache.get(simple, _MISSING)
-                    if value is _MISSING:
-                        try:
-                            value = cache[simple] = plain(simple)
-                        except (Unhandled, Noted):
-                            pass  # read in place, below
-                if value is not _MISSING:
+                value = simple if simple[0] not in typed_starts else _value(simple, plain, cache)
+                if value is not _MISSING:  # (else read in place, below)
                     add((col, (_DASH_KEY if dash else _KEY) if key else _DASH, _SIMPLE, key, value, simple, len(dash)))
                     continue
             rest = simple
@@ -175,17 +167,25 @@ def _rows(lines, plain, cache: dict, typed_starts) -> list[tuple]:
                 add((col, kind, _SLOW, key, None, rest, len(dash)))
                 continue
         elif first not in typed_starts:
-            value = rest  # the common plain scalar (as `_scalar` reads it), a string
+            value = rest  # a plain scalar (as `_scalar` reads it), a string
         else:
-            value = cache.get(rest, _MISSING)
+            value = _value(rest, plain, cache)
             if value is _MISSING:
-                try:
-                    value = cache[rest] = plain(rest)
-                except (Unhandled, Noted):
-                    add((col, kind, _SLOW, key, None, rest, len(dash)))
-                    continue
+                add((col, kind, _SLOW, key, None, rest, len(dash)))
+                continue
         add((col, kind, _SIMPLE, key, value, rest, len(dash)))
     return rows
+
+
+def _value(text: str, plain, cache: dict):
+    """A plain scalar's value, known or asked of `plain`; _MISSING when it must be read in place."""
+    value = cache.get(text, _MISSING)
+    if value is _MISSING:
+        try:
+            value = cache[text] = plain(text)
+        except (Unhandled, Noted):
+            return _MISSING
+    return value
 
 
 def _read(text: str, plain, cache: dict, is_list_kind, typed_starts) -> list[tuple] | None:
