@@ -4,14 +4,15 @@ libyaml builds a PyYAML node object for every scalar and collection (two Python 
 the tag and the node) and the constructor walks them again; for the few hundred short lines of a
 scenario that is most of the reading time. This reader goes through the text line by line and
 builds the dicts and lists directly, with the document spans the loader keeps (where each
-document, and each item of a List, starts and ends).
+document, and each item of a List, starts and ends). Each distinct line is taken apart once.
 
 It reads a subset only: block mappings and sequences indented with spaces, plain keys, plain and
 quoted scalars (also over several lines), flow collections on one line, literal block scalars,
 comments, `---` between documents. At the first thing outside that subset, or anything libyaml
 would refuse or remark on (a duplicate key, a key that is not a string, a tag, an anchor, an alias,
 a flow collection over several lines, a folded block scalar, a tab, a `\\r`, an escape in a
-double-quoted scalar, an empty document, an odd indentation), it gives up (`read` returns None) and
+double-quoted scalar, an empty document, an odd indentation, structure indented past MAX_COLUMN or
+flow collections nested past MAX_FLOW_DEPTH), it gives up (`read` returns None) and
 the loader reads the text with libyaml, which then gives the answer and the located error; only a
 bare y/n it reads itself, with the warning libyaml's reading gives, at the same place. So what it accepts it must read exactly as libyaml and the loader's
 constructor do, values, types and spans alike; tests/engine/test_fastyaml.py checks that against
