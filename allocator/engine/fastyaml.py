@@ -220,7 +220,16 @@ def _read(text: str, plain, cache: dict, is_list_kind, typed_starts) -> list[tup
 
     lines_iter = enumerate(map(rows.__getitem__, lines))
     for i, (col, kind, state, key, value, rest, dash) in lines_iter:
-        if kind or col != map_col:
+        if pending is not None and col > top_col and not kind:
+            # The first line of a mapping nested in the one of the line before: `key:` then this.
+            nested: dict = {}
+            container[pending] = nested
+            container = nested
+            top = [col, nested, True, None, None, None]
+            stack.append(top)
+            top_col = map_col = col
+            last_simple = -1
+        elif kind or col != map_col:
             # Anything but a key of the innermost mapping: set the frames for this line.
             if kind >= _SKIP:
                 if kind == _SKIP:
@@ -266,15 +275,6 @@ def _read(text: str, plain, cache: dict, is_list_kind, typed_starts) -> list[tup
                             next(lines_iter)
                         last_simple = -1
                         continue
-                elif kind == _KEY:
-                    # The first line of a mapping nested in the one of the line before: `key:` then this.
-                    nested: dict = {}
-                    container[pending] = nested
-                    container = nested
-                    top = [col, nested, True, None, None, None]
-                    stack.append(top)
-                    top_col = map_col = col
-                    pending = None
             elif col < top_col:
                 while stack[-1][0] > col:  # IndexError when the document's own mapping ends
                     frame = stack.pop()
