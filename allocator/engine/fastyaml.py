@@ -4,14 +4,15 @@ libyaml builds a PyYAML node object for every scalar and collection (two Python 
 the tag and the node) and the constructor walks them again; for the few hundred short lines of a
 scenario that is most of the reading time. This reader goes through the text line by line and
 builds the dicts and lists directly, with the document spans the loader keeps (where each
-document, and each item of a List, starts and ends).
+document, and each item of a List, starts and ends). Each distinct line is taken apart once.
 
 It reads a subset only: block mappings and sequences indented with spaces, plain keys, plain and
 quoted scalars (also over several lines), flow collections on one line, literal block scalars,
 comments, `---` between documents. At the first thing outside that subset, or anything libyaml
 would refuse or remark on (a duplicate key, a key that is not a string, a tag, an anchor, an alias,
 a flow collection over several lines, a folded block scalar, a tab, a `\\r`, an escape in a
-double-quoted scalar, an empty document, an odd indentation), it gives up (`read` returns None) and
+double-quoted scalar, an empty document, an odd indentation, structure indented past MAX_COLUMN or
+flow collections nested past MAX_FLOW_DEPTH), it gives up (`read` returns None) and
 the loader reads the text with libyaml, which then gives the answer and the located error; only a
 bare y/n it reads itself, with the warning libyaml's reading gives, at the same place. So what it accepts it must read exactly as libyaml and the loader's
 constructor do, values, types and spans alike; tests/engine/test_fastyaml.py checks that against
@@ -20,7 +21,6 @@ libyaml on generated texts and on every YAML file of the repository and the shar
 from __future__ import annotations
 
 import re
-from itertools import accumulate
 
 
 class Unhandled(Exception):
@@ -39,163 +39,321 @@ MAX_CHARS = 2 * 1024 * 1024
 # Characters libyaml accepts in a stream, less the ones this reader leaves to it: tab, the
 # line breaks other than \n (\r, NEL, U+2028, U+2029), a BOM in the middle.
 _UNHANDLED_CHAR = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_ASCII_HANDLED = bytes([10, *range(0x20, 0x7F)])  # the same for a text all ASCII (checked ten times faster)
+
+# Nesting: the scenario loader's guard against deep nesting (yamlguard, 100 levels) runs only
+# before libyaml reads a text, so what this reader takes must nest less deep. A block mapping nested
+# in a mapping starts a column further right at least, one in a sequence two, and a sequence is
+# nested only in a mapping (at its column or further right); so when no line this reader takes as
+# structure is indented more than MAX_COLUMN, block nesting stays under MAX_COLUMN + 4 levels, and
+# a flow collection on a line adds at most MAX_FLOW_DEPTH.
+MAX_COLUMN = 40
+MAX_FLOW_DEPTH = 15
 
 # One line: indentation, a `-` item indicator, a plain key and its `:`, what follows. A key is a
 # plain scalar that does not start with an indicator and holds no `:`, `#` or run of blanks; any
 # other key leaves the whole line in `rest`, which then reads as no known construct. (Possessive
 # quantifiers: a shorter key or indentation could never be followed by its `:` or `-`.)
-_ROW = re.compile(r"^( *+)(-(?: ++|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*+(?: [^\s:#]+)*+):(?: ++|$))?(.*)$", re.M)
+# What follows is split in two: a plain scalar with no `:` or `#` in it (the common value, read as
+# its text is), or anything else.
+_ROW = re.compile(
+    r"^( *+)(-(?: ++|$))?(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^\s:#]*+(?: [^\s:#]+)*+):(?: ++|$))?"
+    r"(?:([^\s\-?:,\[\]{}#&*!|>'\"%@`][^#:\n]*+(?<! ))|(.*))$",
+    re.M,
+)
 
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SPACES = [" " * n for n in range(256)]
-_MISSING = object()
-_NO_FRAME = [-1, None, False, None, None, None]  # the innermost frame when no document is open
 
 
-def read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
+def read(text: str, plain, cache: dict, is_list_kind, typed_starts=None) -> list[tuple] | None:
     """The documents of `text` as (data, span, item spans, issues), or None when libyaml must read it.
     `plain(text)` gives a plain scalar's value (raising Unhandled for one this reader must not
-    take), and `cache` holds values it gave, by text; `is_list_kind(data)` says whether a document is a List whose items get spans. A span
-    is (start offset, end offset, 0-based line, 0-based column) of the node as libyaml marks it; an
-    issue (path in the document, message, line, column, severity) is a remark `plain` made."""
-    if len(text) > MAX_CHARS or _UNHANDLED_CHAR.search(text) is not None:
+    take), and `cache` holds values it gave, by text (the reader adds those it asks for);
+    `typed_starts`, when given, holds the first characters of the texts `plain` may give anything
+    but the text itself for (others are not asked). `is_list_kind(data)` says whether a document is
+    a List whose items get spans. A span is (start offset, end offset, 0-based line, 0-based
+    column) of the node as libyaml marks it; an issue (path in the document, message, line,
+    column, severity) is a remark `plain` made."""
+    if len(text) > MAX_CHARS:
+        return None
+    if text.isascii():
+        if text.encode().translate(None, _ASCII_HANDLED):
+            return None
+    elif _UNHANDLED_CHAR.search(text) is not None:
         return None
     try:
-        return _read(text, plain, cache, is_list_kind)
+        return _read(text, plain, cache, is_list_kind, _EVERY_CHARACTER if typed_starts is None else typed_starts)
     except (Unhandled, Noted, IndexError):
         return None
 
 
-def _read(text: str, plain, cache: dict, is_list_kind) -> list[tuple] | None:
-    lines = text.split("\n")
-    rows = _ROW.findall(text)  # (indentation, `-` indicator, key, rest) of every line
-    count = len(lines)
-    if len(rows) != count:
+# Line kinds (what a line holds before its value) and value states, in the rows `_row` makes.
+_KEY, _DASH_KEY, _DASH, _SKIP, _DOC, _BAD = range(6)
+_SIMPLE, _NONE, _SLOW = range(3)  # a value complete on its line; none (`key:`); one read in place
+_NO_LINES: tuple = ()
+
+
+class _EveryCharacter:
+    def __contains__(self, character) -> bool:
+        return True
+
+
+_EVERY_CHARACTER = _EveryCharacter()
+_MISSING = object()
+
+
+def _rows(lines, plain, cache: dict, typed_starts) -> list[tuple]:
+    """What each line holds, whatever its place: (column, kind, value state, key, value, rest, width
+    of the `-` indicator). Taken apart once per distinct line of a text (half the lines of a
+    scenario repeat one before them), lines inside a block scalar too: nothing is raised here. A
+    value is taken here only when it is complete on its line and immutable: a plain scalar (whether
+    the next lines go on with it is seen in place), a quoted one that ends on its line; anything
+    else is read in place, where a fault in it is raised."""
+    parts = _ROW.findall("\n".join(lines))  # (indentation, `-` indicator, key, rest) of each line
+    if len(parts) != len(lines):
         raise Unhandled
-    rows.append(("", "", "", "end"))  # what follows the last line: nothing deeper
-    starts = [0, *accumulate(map(len, lines))]  # line i starts at starts[i] + i
+    rows: list = []
+    add = rows.append
+    for indent, dash, key, simple, rest in parts:
+        col = len(indent)
+        if simple:
+            # The common lines, `key: value` and `- value`, their value a plain scalar as
+            # `_scalar` reads it (not over lines: that is seen in place) and the key known.
+            if (key or dash) and col <= MAX_COLUMN and (
+                not key or key[0] not in typed_starts or cache.get(key).__class__ is str
+            ):
+                value = simple if simple[0] not in typed_starts else _value(simple, plain, cache)
+                if value is not _MISSING:  # (else read in place, below)
+                    add((col, (_DASH_KEY if dash else _KEY) if key else _DASH, _SIMPLE, key, value, simple, len(dash)))
+                    continue
+            rest = simple
+        if col > MAX_COLUMN:
+            add((col, _BAD, _NONE, "", None, rest, 0))  # too deep to take (when not in a scalar)
+            continue
+        if key:
+            if key[0] in typed_starts and cache.get(key).__class__ is not str:
+                try:
+                    value = cache[key] = plain(key)
+                except (Unhandled, Noted):
+                    value = None
+                if value.__class__ is not str:
+                    add((col, _BAD, _NONE, "", None, rest, 0))  # a key that is not a string
+                    continue
+            kind = _DASH_KEY if dash else _KEY
+        elif dash:
+            kind = _DASH
+        elif not rest or rest[0] == "#":
+            add((col, _SKIP, _NONE, "", None, rest, 0))
+            continue
+        else:
+            kind = _BAD  # a scalar alone on its line, `...`, a directive, a flow collection...
+            if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
+                after = rest[3:].lstrip(" ")
+                if not after or after[0] == "#":
+                    kind = _DOC
+            add((col, kind, _NONE, "", None, rest, 0))
+            continue
+        if not rest or rest[0] == "#":
+            add((col, kind, _NONE, key, None, rest, len(dash)))
+            continue
+        first = rest[0]
+        if first in _INDICATORS or "#" in rest or ": " in rest or rest[-1] == " " or rest[-1] == ":":
+            if first in "[{|":
+                add((col, kind, _SLOW, key, None, rest, len(dash)))  # a new collection each time; lines
+                continue
+            try:
+                value = _scalar(rest, col, _NO_LINES, -1, plain)[0]
+            except (Unhandled, Noted, IndexError):  # read in place: raised there, or taken over lines
+                add((col, kind, _SLOW, key, None, rest, len(dash)))
+                continue
+        elif first not in typed_starts:
+            value = rest  # a plain scalar (as `_scalar` reads it), a string
+        else:
+            value = _value(rest, plain, cache)
+            if value is _MISSING:
+                add((col, kind, _SLOW, key, None, rest, len(dash)))
+                continue
+        add((col, kind, _SIMPLE, key, value, rest, len(dash)))
+    return rows
+
+
+def _value(text: str, plain, cache: dict):
+    """A plain scalar's value, known or asked of `plain`; _MISSING when it must be read in place."""
+    value = cache.get(text, _MISSING)
+    if value is _MISSING:
+        try:
+            value = cache[text] = plain(text)
+        except (Unhandled, Noted):
+            return _MISSING
+    return value
+
+
+def _read(text: str, plain, cache: dict, is_list_kind, typed_starts) -> list[tuple] | None:
+    lines = text.split("\n")
+    rows = dict.fromkeys(lines)  # line text -> its row
+    rows = dict(zip(rows, _rows(rows, plain, cache, typed_starts)))
     docs: list[tuple] = []
-    # The open document: its frames, innermost last, each [indent, container, is a mapping,
-    # key waiting for a nested value, span being recorded (a List item), item spans (its items)].
+    # The open document: its frames, outermost first, each [indent, container, is a mapping, -,
+    # span being recorded (a List item), item spans (its items)]; the innermost's indent and
+    # container are also in locals, and the key waiting for a nested value.
     stack: list = []
+    top = None
+    top_col = -1
+    map_col = -1  # top_col when the innermost collection is a mapping
+    container = None
+    pending = None  # a key of the innermost mapping written as `key:` on the line before
+    last_simple = -1  # the line before when it held a value taken from its row
     started = False  # a `---` opened a document that has no content yet
     root_start = None
     items = None  # the item spans of the root's `items` sequence, when it is a block sequence
     loose_items = False  # an item of that sequence is not a block mapping
     issues: list = []  # of the open document
-    top = _NO_FRAME  # the innermost frame (stack[-1]) from line to line
-    i = -1
-    while True:
-        i += 1
-        if i == count:
-            break
-        indent, dash, key, rest = rows[i]
-        col = len(indent)
-        if key and not dash and top[0] < col and top[3] is not None and top[2]:
+    cursor = [0, 0]  # a line and where it starts: offsets are counted on as spans need them
+
+    def offset(i: int) -> int:
+        line, at = cursor
+        if i != line:
+            at += sum(map(len, lines[line:i])) + i - line
+            cursor[0], cursor[1] = i, at
+        return at
+
+    lines_iter = enumerate(map(rows.__getitem__, lines))
+    for i, (col, kind, state, key, value, rest, dash) in lines_iter:
+        if pending is not None and col > top_col and not kind:
             # The first line of a mapping nested in the one of the line before: `key:` then this.
-            mapping: dict = {}
-            top[1][top[3]] = mapping
-            top[3] = None
-            top = [col, mapping, True, None, None, None]
+            nested: dict = {}
+            container[pending] = nested
+            container = nested
+            top = [col, nested, True, None, None, None]
             stack.append(top)
-        elif not (key and not dash and top[0] == col and top[2]):  # else the common line: `key: value` in top
-            if not dash and not key:
-                if not rest or rest[0] == "#":
+            top_col = map_col = col
+            last_simple = -1
+        elif kind or col != map_col:
+            # Anything but a key of the innermost mapping: set the frames for this line.
+            if kind >= _SKIP:
+                if kind == _SKIP:
                     continue
-                if col == 0 and rest[:3] == "---" and (len(rest) == 3 or rest[3] == " "):
-                    after = rest[3:].lstrip(" ")
-                    if after and after[0] != "#":
-                        raise Unhandled
+                if kind == _DOC:
                     if stack:
-                        docs.append(_finish(stack, root_start, starts[i] + i, items, loose_items, issues, is_list_kind))
-                        top = _NO_FRAME
+                        docs.append(_finish(stack, root_start, offset(i), items, loose_items, issues, is_list_kind))
+                        top, top_col, map_col, container, pending = None, -1, -1, None, None
                     elif started:
                         raise Unhandled  # an empty document
                     started = True
+                    last_simple = -1
                     continue
-                raise Unhandled  # a scalar alone on its line, `...`, a directive, a flow collection...
-            if not stack:
-                if dash or len(docs) >= 100_000:
-                    raise Unhandled  # a document that is a sequence; too many documents
-                stack.append([col, {}, True, None, None, None])
-                root_start = (starts[i] + i + col, i, col)
-                items, loose_items, started, issues = None, False, False, []
-            elif stack[-1][0] > col:
-                end = starts[i] + i + col  # where this line's first token is: the end of what it closes
+                if col <= top_col or pending is not None or last_simple < 0:
+                    raise Unhandled  # a scalar alone on its line (not going on with one), `...`, a directive...
+            if col > top_col:
+                if pending is None:
+                    if not stack:
+                        if kind != _KEY or len(docs) >= 100_000:
+                            raise Unhandled  # a document that is a sequence; too many documents
+                        container = {}
+                        top = [col, container, True, None, None, None]
+                        stack.append(top)
+                        top_col = map_col = col
+                        root_start = (offset(i) + col, i, col)
+                        items, loose_items, started, issues = None, False, False, []
+                    else:
+                        # Deeper than the line before without a key waiting: the plain scalar of
+                        # that line goes on over this one (or an error, left to libyaml).
+                        if last_simple < 0:
+                            raise Unhandled
+                        try:
+                            value, end = _scalar(rows[lines[last_simple]][5], top_col, lines, last_simple, plain)
+                        except Noted:
+                            raise Unhandled from None
+                        if end < i:
+                            raise Unhandled
+                        if container.__class__ is dict:
+                            container[next(reversed(container))] = value
+                        else:
+                            container[-1] = value
+                        for _ in range(end - i):
+                            next(lines_iter)
+                        last_simple = -1
+                        continue
+            elif col < top_col:
                 while stack[-1][0] > col:  # IndexError when the document's own mapping ends
                     frame = stack.pop()
                     if frame[4] is not None:
-                        frame[4].append(end)
-            top = stack[-1]
-            if dash:
-                if top[2]:
-                    if top[3] is None:
-                        raise Unhandled
+                        frame[4].append(offset(i) + col)  # where this line's first token is
+                top = stack[-1]
+                top_col, container = top[0], top[1]
+                map_col = top_col if top[2] else -1
+                pending = None
+            last_simple = -1
+            if kind != _KEY:  # `- ...`
+                if pending is not None:  # a sequence as the value of the key of the line before
                     sequence: list = []
-                    top[1][top[3]] = sequence
+                    container[pending] = sequence
                     frame = [col, sequence, False, None, None, None]
-                    if len(stack) == 1 and top[3] == "items":
+                    if len(stack) == 1 and pending == "items":
                         items = frame[5] = []
-                    top[3] = None
+                    pending = None
                     stack.append(frame)
-                    top = frame
-                elif top[0] != col:
+                    top, top_col, map_col, container = frame, col, -1, sequence
+                elif map_col >= 0 or top_col != col:
                     raise Unhandled
-                if not key:
-                    if not rest or rest[0] == "#":
+                if kind == _DASH:
+                    if state == _NONE:
                         raise Unhandled  # the item's node starts on a later line
                     if top[5] is not None:
                         loose_items = True
-                else:
-                    col += len(dash)
-                    mapping = {}
-                    top[1].append(mapping)
-                    if top[5] is not None:
-                        span = [starts[i] + i + col, i, col]
-                        top[5].append(span)
-                        top = [col, mapping, True, None, span, None]
+                    if state == _SLOW:
+                        try:
+                            value, end = _scalar(rest, col, lines, i, plain)
+                        except Noted as noted:
+                            value, end = _noted(noted, stack, len(container), i, len(lines[i]) - len(rest), issues), i
+                        for _ in range(end - i):
+                            next(lines_iter)
                     else:
-                        top = [col, mapping, True, None, None, None]
-                    stack.append(top)
-            elif not top[2]:
+                        last_simple = i
+                    container.append(value)
+                    continue
+                col += dash
+                mapping: dict = {}
+                container.append(mapping)
+                if top[5] is not None:
+                    span = [offset(i) + col, i, col]
+                    top[5].append(span)
+                    top = [col, mapping, True, None, span, None]
+                else:
+                    top = [col, mapping, True, None, None, None]
+                stack.append(top)
+                top_col = map_col = col
+                container = mapping
+            elif map_col != col:
                 # A key where a sequence is open: the sequence ends when it was the value of a key
                 # of a mapping at the same indentation (`key:` then `- item` lines at its column).
-                if top[0] != col or len(stack) < 2 or stack[-2][0] != col:
+                if top_col != col or len(stack) < 2 or stack[-2][0] != col:
                     raise Unhandled
                 stack.pop()
                 top = stack[-1]
-            if top[0] != col:
-                if top[3] is None or top[0] > col:
-                    raise Unhandled
-                mapping = {}
-                top[1][top[3]] = mapping
-                top[3] = None
-                top = [col, mapping, True, None, None, None]
-                stack.append(top)
-        container = top[1]
-        if key:
-            if key in container:
-                raise Unhandled  # a duplicate key: an error
-            if cache.get(key).__class__ is not str and plain(key).__class__ is not str:
-                raise Unhandled  # a key that is not a string
-            if not rest or rest[0] == "#":
-                container[key] = None
-                top[3] = key
-                continue
-            top[3] = None
-        # The value of `key`, or an item of the sequence `top`: a plain scalar read before, with
-        # nothing deeper on the next line (a continuation, an error), or any other scalar.
-        value = cache.get(rest, _MISSING)
-        following = rows[i + 1]
-        if value is _MISSING or len(following[0]) > col or not (following[3] or following[2] or following[1]):
-            try:
-                value, i = _scalar(rest, col, lines, i, plain)
-            except Noted as noted:
-                value = _noted(noted, stack, key or len(container), i, len(lines[i]) - len(rest), issues)
-        if key:
+                container = top[1]
+                map_col = top_col = col
+        # A member of the innermost mapping.
+        if key in container:
+            raise Unhandled  # a duplicate key: an error
+        if state == _SIMPLE:
             container[key] = value
+            pending = None
+            last_simple = i
+        elif state == _NONE:
+            container[key] = None
+            pending = key
         else:
-            container.append(value)
+            try:
+                value, end = _scalar(rest, col, lines, i, plain)
+            except Noted as noted:
+                value, end = _noted(noted, stack, key, i, len(lines[i]) - len(rest), issues), i
+            for _ in range(end - i):
+                next(lines_iter)
+            container[key] = value
+            pending = None
+            last_simple = -1
     if stack:
         docs.append(_finish(stack, root_start, len(text), items, loose_items, issues, is_list_kind))
     elif started or not docs:
@@ -226,7 +384,7 @@ def _finish(stack, root_start, end, items, loose_items, issues, is_list_kind) ->
     stack.clear()
     start, line, column = root_start
     item_spans = None
-    if is_list_kind(data) and isinstance(data["items"], list):
+    if "items" in data and is_list_kind(data) and isinstance(data["items"], list):
         if not data["items"]:
             item_spans = []
         elif items is None or loose_items or len(items) != len(data["items"]):
@@ -392,6 +550,8 @@ def _flow(rest: str, plain):
             else:
                 frame[0].append(value)
             stack.append([value, punct == "{", None])
+            if len(stack) > MAX_FLOW_DEPTH:
+                raise Unhandled  # nested too deep to take
             state = "open"
             continue
         if punct or colon:

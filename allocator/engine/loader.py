@@ -93,10 +93,9 @@ def load_scenario(text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Loaded:
         docs = _load_json(text) if _looks_like_json(text) else None
         problems: list[Problem] = []
         if docs is None:
-            problem = yamlguard.refusal(text, max_depth=MAX_DEPTH, aliases=False)  # before libyaml's composer recurses
-            if problem is not None:
-                return Loaded([], [problem])
             docs, problems = _load_documents(text)
+            if docs is None:  # refused before libyaml read it
+                return Loaded([], problems)
             if _may_have_aliases(text):
                 problem = _alias_problem(
                     docs, limit=max(MIN_ALIAS_NODES, 4 * len(text)), char_limit=MIN_ALIAS_CHARS + 2 * len(text)
@@ -227,7 +226,6 @@ _RESOLVED_ENTRIES = 50_000
 # (`0`, `true` and `1` by the thousand), so what PyYAML's constructor made of it is kept.
 _CONSTRUCTED: dict = {_TAG_PREFIX + tag: {} for tag in ("int", "float", "bool", "null")}
 _MISSING = object()
-_PLAIN: dict = {}  # plain scalar text -> its value, for the fast reader (a function of the text alone)
 _CONSTRUCTOR = None  # a loader whose constructors build the scalars the fast reader has not seen
 
 
@@ -248,31 +246,44 @@ def _plain_tag(text: str) -> str:
 
 def _plain_value(text: str):
     """A plain scalar's value as the loader below makes it; fastyaml.Unhandled for one it would
-    warn about or refuse (a bare y/n, `<<`, a bad number), which libyaml's reading then reports."""
-    value = _PLAIN.get(text, _MISSING)
+    warn about or refuse (a bare y/n, `<<`, a bad number), which libyaml's reading then reports.
+    Nothing learned is kept from one call to the next (the fast reader keeps values for the text it
+    reads): what a first read costs does not depend on what was read before."""
+    first = text[:1]
+    if first not in _TYPED_STARTS:
+        return text  # most texts: no implicit type starts with their first character
+    value = _PLAIN_WORDS.get(text, _MISSING)
     if value is not _MISSING:
         return value
-    tag = _plain_tag(text)
-    if tag == _STR:
-        value = text
-    elif tag == _YES_NO_LETTER:
-        raise fastyaml.Noted(text, _letter_warning(text), WARNING)
+    if first in _WORD_STARTS:  # only the words above, and a bare y/n, have a type
+        if text in _YES_NO_LETTERS:
+            raise fastyaml.Noted(text, _letter_warning(text), WARNING)
+        return text
+    if text.isdigit() and text.isascii() and (first != "0" or len(text) == 1) and len(text) < 19:
+        return int(text)  # a plain decimal (an int, as below)
+    return _resolved_value(text)
+
+
+def _resolved_value(text: str):
+    """`_plain_value` the long way: the implicit types tried in turn."""
+    for tag, regexp in _FIRST_RESOLVERS.get(text[:1], ()):
+        if regexp.match(text):
+            break
     else:
-        known = _CONSTRUCTED.get(tag)
-        if known is None:
-            raise fastyaml.Unhandled
-        value = known.get(text, _MISSING)
-        if value is _MISSING:
-            global _CONSTRUCTOR
-            if _CONSTRUCTOR is None:
-                _CONSTRUCTOR = _ScenarioLoader("")
-            try:
-                value = _ScenarioLoader.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, text))
-            except Exception:
-                raise fastyaml.Unhandled from None
-    if len(text) <= _RESOLVED_LENGTH and len(_PLAIN) < _RESOLVED_ENTRIES:
-        _PLAIN[text] = value
-    return value
+        return text
+    if tag == _YES_NO_LETTER:
+        raise fastyaml.Noted(text, _letter_warning(text), WARNING)
+    if tag == _INT and text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 19:
+        return int(text)  # a plain decimal
+    if tag not in _CONSTRUCTED:
+        raise fastyaml.Unhandled
+    global _CONSTRUCTOR
+    if _CONSTRUCTOR is None:
+        _CONSTRUCTOR = _ScenarioLoader("")
+    try:
+        return _ScenarioLoader.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, text))
+    except Exception:
+        raise fastyaml.Unhandled from None
 
 
 class _ScenarioLoader(yaml.CSafeLoader):
@@ -494,6 +505,18 @@ _ScenarioLoader.add_constructor(_YES_NO_LETTER, _yes_no_letter)
 for _tag in ("binary", "set", "omap", "pairs"):
     _ScenarioLoader.add_constructor(_TAG_PREFIX + _tag, _refuse_tag)
 _ScenarioLoader.add_constructor(None, _refuse_tag)
+_INT = _TAG_PREFIX + "int"
+# The implicit types a plain scalar may have, by its first character (a character no type starts
+# with makes a string), and the values of the words that are booleans and nulls: a fixed table.
+_FIRST_RESOLVERS = {first: entries for first, entries in _ScenarioLoader.yaml_implicit_resolvers.items() if entries}
+_TYPED_STARTS = frozenset(_FIRST_RESOLVERS)
+# Where the only types are booleans and nulls, which are these words (and a bare y/n, warned about).
+_WORD_STARTS = frozenset(first for first, entries in _FIRST_RESOLVERS.items() if first and {
+    tag for tag, _ in entries} <= {_TAG_PREFIX + "bool", _TAG_PREFIX + "null", _YES_NO_LETTER})
+_YES_NO_LETTERS = frozenset("yYnN")
+_PLAIN_WORDS: dict = {}
+for _word in ("yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF ~ null Null NULL").split():
+    _PLAIN_WORDS[_word] = _resolved_value(_word)
 
 
 @dataclass
@@ -541,7 +564,7 @@ _pieces_chars = 0
 _pieces_lock = threading.Lock()
 
 
-def _load_documents(text: str) -> tuple[list[_Doc], list[Problem]]:
+def _load_documents(text: str) -> tuple[list[_Doc] | None, list[Problem]]:
     pieces = _pieces_of(text)
     if pieces is None:
         return _load_yaml(text)
@@ -608,8 +631,10 @@ def _load_fresh(text: str, pieces: list) -> tuple[list[_Doc], list[Problem]]:
 def _pieces_of(text: str) -> list[tuple[int, int, str]] | None:
     """(offset, lines before it, text) of each piece that starts at a `---` line; None when the
     stream must be read whole."""
-    if text.count("\n---") > MAX_DOCUMENTS or text.startswith("%") or "\n%" in text:
-        return None  # too many documents to read one by one, or directives (which precede a `---`)
+    if "%" in text and (text.startswith("%") or "\n%" in text):
+        return None  # directives (which precede a `---`)
+    if len(text) > 4 * MAX_DOCUMENTS and text.count("\n---") > MAX_DOCUMENTS:
+        return None  # too many documents to read one by one
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None
     if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
@@ -650,10 +675,13 @@ def clear_cache() -> None:
         _pieces_chars = 0
 
 
-def _load_yaml(text: str) -> tuple[list[_Doc], list[Problem]]:
-    fast = fastyaml.read(text, _plain_value, _PLAIN, _is_list_kind)
-    if fast is not None:
+def _load_yaml(text: str) -> tuple[list[_Doc] | None, list[Problem]]:
+    fast = fastyaml.read(text, _plain_value, {}, _is_list_kind, _TYPED_STARTS)
+    if fast is not None:  # (it takes nothing nested deeper than MAX_DEPTH)
         return [_Doc(index, data, span, item_spans, issues) for index, (data, span, item_spans, issues) in enumerate(fast)], []
+    problem = yamlguard.refusal(text, max_depth=MAX_DEPTH, aliases=False)  # before libyaml's composer recurses
+    if problem is not None:
+        return None, [problem]  # no documents: not to be read at all
     return _load_yaml_with_libyaml(text)
 
 
@@ -1044,7 +1072,9 @@ def _objects(docs: list[_Doc], positions: "_Positions") -> tuple[list[RawObject]
         issues_by_ref = _issues_by_ref(doc) if doc.issues else {}
         if data is None:
             continue  # an empty document
-        if isinstance(data, list) and doc.item_spans is not None:
+        if data.__class__ is dict and "items" not in data:
+            candidates = [((doc.index,), data)]  # the common case: not a List
+        elif isinstance(data, list) and doc.item_spans is not None:
             candidates = [((doc.index, i), item) for i, item in enumerate(data)]
         elif isinstance(data, dict) and _is_list_kind(data):
             items = data.get("items")

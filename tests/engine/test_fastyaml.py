@@ -3,6 +3,7 @@ must read exactly as the loader reads it with libyaml (values and their types, k
 of documents and List items, the remarks on a bare y/n), and whatever libyaml refuses it must leave
 to libyaml. Checked on every YAML file of the repository and the shared folder, and on generated
 texts: dumps of generated data in several styles, and line soups that are mostly not valid YAML."""
+import itertools
 import math
 import subprocess
 from pathlib import Path
@@ -29,7 +30,7 @@ def typed(value):
 
 
 def fast_docs(text):
-    fast = fastyaml.read(text, loader._plain_value, loader._PLAIN, loader._is_list_kind)
+    fast = fastyaml.read(text, loader._plain_value, {}, loader._is_list_kind, loader._TYPED_STARTS)
     if fast is None:
         return None
     return [(typed(data), span, item_spans, issues) for data, span, item_spans, issues in fast]
@@ -81,6 +82,8 @@ EXPECTED = [
       "j": "1", "k": "1e3", "l": 31}),
     ("a: x\n  y\n\n  z\nb: 'p\n  q''s'\nc: \"r  \n\n\n  s\"\n", {"a": "x y\nz", "b": "p q's", "c": "r\n\ns"}),
     ("items:\n- a: [] # c\n  b: {}\n-   c: d\n", {"items": [{"a": [], "b": {}}, {"c": "d"}]}),
+    ("kind: List\nitems:\n  - a: 1\n    c: x\n      y\n  - b: 2\nz: 1\n",  # indented items: where each ends
+     {"kind": "List", "items": [{"a": 1, "c": "x y"}, {"b": 2}], "z": 1}),
     ("a: [x, 'y', \"z\", 1, [ ], {b: {c: yes}, d : -1}]  # c\n",
      {"a": ["x", "y", "z", 1, [], {"b": {"c": True}, "d": -1}]}),
 ]
@@ -136,13 +139,14 @@ def test_a_bare_y_is_read_with_the_warning_where_libyaml_puts_it():
 
 # -- generated texts ------------------------------------------------------------------------
 
-SCALAR_TEXTS = st.sampled_from([
+SCALAR_TEXT_LIST = [
     "y", "Y", "n", "yes", "No", "on", "OFF", "true", "False", "null", "Null", "~", "", "0", "-1", "+1", "017",
     "0o17", "0x1F", "0b101", "1_000", "1__0", "0b_", "1.5", "1.", ".5", "1e3", "1.0e+3", ".inf", "-.Inf", ".NaN",
     "2001-12-14", "2001-12-14t21:59:43.10-05:00", "1:30", "<<", "=", "-", "?", ":", "-a", "?a", ":a", "a:b",
     "a b", "a  b", "a #b", "a#b", "#a", "'q'", "\"d\"", "it's", "[x]", "{x}", "a, b", "*a", "&a", "!a", "|", ">",
     "%a", "@a", "`a", "- a", "a: b", "é", "ünï", "\u00a0", "a\u00a0b", "device.driver == \"gpu.example.com\"",
-])
+]
+SCALAR_TEXTS = st.sampled_from(SCALAR_TEXT_LIST)
 KEYS = st.one_of(st.sampled_from(["apiVersion", "kind", "items", "metadata", "name", "spec", "a b", "y", "1",
                                   "true", "x.io/y", "a-b", "ñ"]), st.text("abcxyz-_./ ", min_size=1, max_size=6))
 SCALARS = st.one_of(SCALAR_TEXTS, st.integers(-10**20, 10**20), st.floats(allow_nan=False), st.booleans(), st.none(),
@@ -367,3 +371,50 @@ def test_dumped_data_reads_as_libyaml_reads_it(text):
 @given(line_soup())
 def test_line_soups_read_as_libyaml_reads_them(text):
     check(text)
+
+
+def depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+def test_what_it_takes_nests_less_deep_than_the_loader_refuses_so_its_guard_can_run_only_before_libyaml():
+    # The deepest block form, mappings nested one column further each, then the deepest flow one.
+    flow = "[" * fastyaml.MAX_FLOW_DEPTH + "]" * fastyaml.MAX_FLOW_DEPTH
+    lines = [" " * n + f"k{n}:" for n in range(fastyaml.MAX_COLUMN + 1)]
+    text = "\n".join(lines) + " " + flow + "\n"
+    taken = fast_docs(text)
+    assert taken is not None and check(text)
+    deepest = depth(fastyaml.read(text, loader._plain_value, {}, loader._is_list_kind)[0][0])
+    assert deepest == fastyaml.MAX_COLUMN + 1 + fastyaml.MAX_FLOW_DEPTH < loader.MAX_DEPTH
+    # Sequences in between nest no deeper for the columns they take.
+    mixed = "a:\n" + "".join(" " * (2 * n) + "- b:\n" for n in range(fastyaml.MAX_COLUMN // 2)) + " " * fastyaml.MAX_COLUMN + "- 1\n"
+    assert check(mixed)
+    assert depth(fastyaml.read(mixed, loader._plain_value, {}, loader._is_list_kind)[0][0]) < loader.MAX_DEPTH
+    # One column or one bracket more is left to libyaml (and to the guard before it).
+    assert fast_docs(text.replace("\n" + " " * fastyaml.MAX_COLUMN, "\n" + " " * (fastyaml.MAX_COLUMN + 1))) is None
+    assert fast_docs("\n".join(lines) + " [" + flow + "]\n") is None
+    # A literal block's lines may be indented further: they are text, not structure.
+    assert check("a: |\n" + " " * 60 + "x\nb: 1\n")
+
+
+def outcome(plain, text):
+    try:
+        return typed(plain(text))
+    except (fastyaml.Unhandled, fastyaml.Noted) as exc:
+        return (type(exc).__name__, exc.args)
+
+
+def test_plain_scalars_read_the_short_way_have_the_values_the_implicit_types_give():
+    words = ["yes", "no", "true", "false", "on", "off", "null", "y", "n", "nul", "nulls", "o", "t", "f", "yess"]
+    texts = {"".join(letters) for word in words
+             for letters in itertools.product(*[(c.lower(), c.upper()) for c in word])}
+    texts |= {"~", "~a", "<<", "<", "0", "017", "0x1F", "1_000", "-1", "+1", "1.5", ".inf", ".NaN", "12345678901234567890",
+              "2001-12-14", "=", "a", "node-a", "Node", "none", "1e3", "0b101", "-", ".", "+", "1__0", "9" * 30,
+              "1\u00b2", "1\u0661", "00", "10", "123456789012345678", "1234567890123456789"}
+    texts |= set(SCALAR_TEXT_LIST)
+    for text in sorted(texts):
+        assert outcome(loader._plain_value, text) == outcome(loader._resolved_value, text), text
