@@ -1469,38 +1469,24 @@ def _plain_counters(counters, limit: int) -> bool:
     return True
 
 
-def _plain_consumptions(consumptions: list) -> bool:
-    if len(consumptions) > CONSUMPTIONS_PER_DEVICE_MAX:
+def _plain_counter_holders(holders: list, limit: int, fields, key: str, counters_limit: int) -> bool:
+    """Counter sets (named by `name`) or a device's counter consumptions (by `counterSet`, with at
+    most two compatibility groups): each named once, each with counters."""
+    if len(holders) > limit:
         return False
     seen = set()
-    for consumption in consumptions:
-        if consumption.__class__ is not dict or not consumption.keys() <= _CONSUMPTION_FIELDS:
+    for holder in holders:
+        if holder.__class__ is not dict or not holder.keys() <= fields:
             return False
-        counter_set = consumption.get("counterSet")
-        if not _plain_label(counter_set) or counter_set in seen:
-            return False
-        seen.add(counter_set)
-        if not _plain_counters(consumption.get("counters"), COUNTERS_PER_CONSUMPTION_MAX):
-            return False
-        groups = consumption.get("compatibilityGroups")
-        if groups is not None and (groups.__class__ is not list or len(groups) > COMPATIBILITY_GROUPS_MAX or not all(
-                _plain_label(group) for group in groups) or len(set(groups)) != len(groups)):
-            return False
-    return True
-
-
-def _plain_counter_sets(counter_sets: list) -> bool:
-    if len(counter_sets) > COUNTER_SETS_MAX:
-        return False
-    seen = set()
-    for counter_set in counter_sets:
-        if counter_set.__class__ is not dict or not counter_set.keys() <= _COUNTER_SET_FIELDS:
-            return False
-        name = counter_set.get("name")
+        name = holder.get(key)
         if not _plain_label(name) or name in seen:
             return False
         seen.add(name)
-        if not _plain_counters(counter_set.get("counters"), COUNTERS_PER_SET_MAX):
+        if not _plain_counters(holder.get("counters"), counters_limit):
+            return False
+        groups = holder.get("compatibilityGroups")
+        if groups is not None and (groups.__class__ is not list or len(groups) > COMPATIBILITY_GROUPS_MAX or not all(
+                _plain_label(group) for group in groups) or len(set(groups)) != len(groups)):
             return False
     return True
 
@@ -1964,7 +1950,8 @@ def _plain_device_rest(c: _Checker, device: dict, capacities: dict, per_device: 
             if not _plain_taint(c, taint):
                 return False
     consumptions = get("consumesCounters")
-    if consumptions is not None and (consumptions.__class__ is not list or not _plain_consumptions(consumptions)):
+    if consumptions is not None and (consumptions.__class__ is not list or not _plain_counter_holders(
+            consumptions, CONSUMPTIONS_PER_DEVICE_MAX, _CONSUMPTION_FIELDS, "counterSet", COUNTERS_PER_CONSUMPTION_MAX)):
         return False
     node_name, selector, all_nodes = get("nodeName"), get("nodeSelector"), get("allNodes")
     if per_device:
@@ -2056,7 +2043,8 @@ def _slice_spec(c: _Checker, spec: dict, path: tuple) -> None:
         devices, counter_sets = spec.get("devices"), spec.get("sharedCounters")
         if devices:
             _devices(c, devices, path + ("devices",), spec.get("perDeviceNodeSelection") is True)
-        if counter_sets and not _plain_counter_sets(counter_sets):
+        if counter_sets and not _plain_counter_holders(counter_sets, COUNTER_SETS_MAX, _COUNTER_SET_FIELDS, "name",
+                                                       COUNTERS_PER_SET_MAX):
             _counter_sets(c, counter_sets, path + ("sharedCounters",))
         return
     c.fields(spec, _SLICE_SPEC_FIELDS, path)
