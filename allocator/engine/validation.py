@@ -492,12 +492,7 @@ _LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
 _LIST_KIND_SET = frozenset(_LIST_ATTRIBUTE_KINDS)
 _ATTRIBUTE_MEMBERS = ", ".join(f"`{kind}`" for kind in _ATTRIBUTE_FIELDS)
 
-# Pure checks whose input recurs (an attribute name, a one-value attribute) keep what they found
-# valid; only valid inputs are kept, so every problem is still found and located where it is.
-_MEMO_ENTRIES = 20_000
 _SCALARS = (str, int, bool)
-_GOOD_QUALIFIED_NAMES: set = set()
-_GOOD_ATTRIBUTES: set = set()  # (kind, value class, value)
 _TAINT_FIELDS = frozenset(apitypes.fields("DeviceTaint"))
 _NODE_SELECTOR_FIELDS = frozenset(apitypes.fields("NodeSelector"))
 _TERM_FIELDS = frozenset(apitypes.fields("NodeSelectorTerm"))
@@ -530,11 +525,22 @@ _POD_CLAIM_FIELDS = frozenset({"name", "resourceClaimName", "resourceClaimTempla
 class _Checker:
     """Collects the problems of one object while walking it."""
 
-    def __init__(self, kind: str, cel_check: CelCheck | None, gates: FeatureGates):
+    def __init__(self, kind: str, cel_check: CelCheck | None, gates: FeatureGates, *, memos_of=None):
         self.kind = kind
         self.cel_check = cel_check
         self.gates = gates
         self.problems: list[FieldError] = []
+        # Pure checks whose input recurs within an object (an attribute name, a one-value attribute,
+        # a label key) keep what they found valid, for this object only: nothing learned outlives
+        # the call. Only valid inputs are kept, so every problem is still found where it is.
+        if memos_of is None:
+            self.good_names: set = set()  # qualified names (attributes, capacities)
+            self.good_attributes: set = set()  # (kind, value class, value) of one-value attributes
+            self.good_label_keys: set = set()
+            self.good_domains: set = set()  # the domains of good qualified names
+        else:
+            self.good_names, self.good_attributes = memos_of.good_names, memos_of.good_attributes
+            self.good_label_keys, self.good_domains = memos_of.good_label_keys, memos_of.good_domains
 
     # -- recording ----------------------------------------------------------
 
@@ -807,12 +813,12 @@ class _Checker:
 
     def qualified_name(self, name: str, path) -> None:
         """Attribute / capacity name: `identifier` or `domain/identifier`."""
-        if name in _GOOD_QUALIFIED_NAMES:  # the same few names come back on every device
+        if name in self.good_names:  # the same few names come back on every device
             return
         found = len(self.problems)
         self._qualified_name(name, path)
-        if len(self.problems) == found and len(_GOOD_QUALIFIED_NAMES) < _MEMO_ENTRIES:
-            _GOOD_QUALIFIED_NAMES.add(name)
+        if len(self.problems) == found:
+            self.good_names.add(name)
 
     def _qualified_name(self, name: str, path) -> None:
         parts = name.split("/")
@@ -846,6 +852,8 @@ class _Checker:
     def metadata(self, obj: dict, *, namespaced: bool, declarative_name: bool = False) -> None:
         """ObjectMeta. `declarative_name`: 1.37 checks the name declaratively (`k8s-long-name`, a
         DeviceClass), which counts bytes where the handwritten check says characters."""
+        if FAST_PATH and _plain_metadata(self, obj.get("metadata"), namespaced):
+            return
         path = ("metadata",)
         meta = self.obj(obj, "metadata", ())
         if meta is None:
@@ -1232,6 +1240,746 @@ class _Checker:
 
 
 # ---------------------------------------------------------------------------
+# The fast path: parts that are plainly valid
+#
+# Nearly every object is valid, and the walk above spends most of its time building paths and
+# asking accessors about parts it finds nothing wrong with. For the parts that come by the hundred
+# (metadata, devices, requests) a predicate asks first, in one pass and without paths, whether the
+# part has a plain shape in which the walk would find nothing; only when it cannot tell does the
+# walk run, and the walk alone words every problem, so what a user reads, and in which order, is
+# the walk's. A predicate may say no to a valid part (that costs time only), never yes to a part
+# with a problem: tests/engine/test_validation_fast.py compares both on generated objects and on
+# broken ones. Rarer parts inside a plain one are judged by the walk itself on a scratch checker.
+
+FAST_PATH = True  # the tests turn it off to compare the two
+
+
+def _quiet(c: _Checker, check, *args) -> bool:
+    """Whether the walk's `check(checker, *args)` finds nothing (run on a scratch checker that
+    shares the call's memos, so that nothing is recorded)."""
+    scratch = _Checker(c.kind, c.cel_check, c.gates, memos_of=c)
+    check(scratch, *args)
+    return not scratch.problems
+
+
+# The name patterns above, written so that the matcher never backtracks (possessive repeats: a label
+# is runs of letters and digits joined by runs of dashes), which halves their cost; they accept
+# exactly the same strings (tests/engine/test_validation_fast.py). The caseless subdomain is the
+# lower-case one after .lower() (explicit ASCII ranges: no IGNORECASE, which would take the Kelvin
+# sign for a "k"; a name it refuses goes to the walk, which judges it).
+_FAST_LABEL_FMT = "[a-z0-9]++(?:-++[a-z0-9]++)*+"
+_FAST_SUBDOMAIN_FMT = f"{_FAST_LABEL_FMT}(?:\\.{_FAST_LABEL_FMT})*+"
+_FAST_CASELESS_SUBDOMAIN_FMT = _FAST_SUBDOMAIN_FMT.replace("a-z0-9", "A-Za-z0-9")
+_fast_label = re.compile(_FAST_LABEL_FMT).fullmatch
+_fast_subdomain = re.compile(_FAST_SUBDOMAIN_FMT).fullmatch
+_fast_caseless_subdomain = re.compile(_FAST_CASELESS_SUBDOMAIN_FMT).fullmatch
+
+
+def _plain_subdomain(value) -> bool:
+    return value.__class__ is str and len(value) <= 253 and _fast_subdomain(value) is not None
+
+
+def _plain_label(value) -> bool:
+    return value.__class__ is str and len(value) <= 63 and _fast_label(value) is not None
+
+
+def _plain_label_key(c: _Checker, key) -> bool:
+    if key.__class__ is not str:
+        return False  # (and perhaps not hashable)
+    if key in c.good_label_keys:
+        return True
+    if label_key_errors(key):
+        return False
+    c.good_label_keys.add(key)
+    return True
+
+
+def _plain_label_value(value) -> bool:
+    """A string label value (the pattern matches ASCII only: characters are bytes)."""
+    return value.__class__ is str and len(value) <= 63 and _LABEL_VALUE_RE.fullmatch(value) is not None
+
+
+def _plain_qualified_name(c: _Checker, name) -> bool:
+    """`identifier` or `domain/identifier` as Checker.qualified_name takes it, sharing its memo; the
+    domain, a driver name, is kept too (most names of a slice share one)."""
+    if name.__class__ is not str:
+        return False
+    if name in c.good_names:
+        return True
+    domain, slash, identifier = name.partition("/")
+    if not slash:
+        identifier = domain
+    # an ASCII identifier is a C identifier
+    if len(identifier) > C_IDENTIFIER_MAX_LENGTH or not identifier.isascii() or not identifier.isidentifier():
+        return False
+    if slash and domain not in c.good_domains:
+        if len(domain) > DRIVER_NAME_MAX_LENGTH or _fast_caseless_subdomain(domain) is None:
+            return False
+        c.good_domains.add(domain)
+    c.good_names.add(name)
+    return True
+
+
+def _plain_quantity(value) -> bool:
+    if value.__class__ is not str and value.__class__ is not int:
+        return False
+    try:
+        Quantity.parse(value)
+    except QuantityError:
+        return False
+    return True
+
+
+def _plain_metadata(c: _Checker, meta, namespaced: bool) -> bool:
+    """ObjectMeta with a valid name and at most a namespace, labels and annotations."""
+    if meta.__class__ is not dict or not meta.keys() <= _PLAIN_META_KEYS or not _plain_subdomain(meta.get("name")):
+        return False
+    namespace = meta.get("namespace")
+    if namespace is not None and namespace != "" and not (namespaced and _plain_label(namespace)):
+        return False
+    labels = meta.get("labels")
+    if labels is not None:
+        if labels.__class__ is not dict:
+            return False
+        for key, value in labels.items():
+            if not _plain_label_key(c, key) or (value is not None and not _plain_label_value(value)):
+                return False
+    annotations = meta.get("annotations")
+    if annotations is not None:
+        if annotations.__class__ is not dict:
+            return False
+        total = 0
+        for key, value in annotations.items():
+            if key.__class__ is not str or label_key_errors(key.lower()):
+                return False
+            if value is None:
+                value = ""
+            elif value.__class__ is not str:
+                return False
+            total += _nbytes(key) + _nbytes(value)
+        if total > ANNOTATIONS_MAX_BYTES:
+            return False
+    return True
+
+
+_DEFAULT_ONLY = frozenset({"default"})
+_PLAIN_META_KEYS = frozenset({"name", "namespace", "labels", "annotations"})
+_NONE: dict = {}  # an absent map, never written to
+
+
+def _plain_list_attribute(kind, items: list) -> bool:
+    if not items:
+        return False
+    if kind == "ints":
+        return all(item.__class__ is int and _INT64_MIN <= item <= _INT64_MAX for item in items)
+    if kind == "bools":
+        return all(item.__class__ is bool for item in items)
+    if kind == "strings":
+        return all(item.__class__ is str and _nbytes(item) <= ATTRIBUTE_VALUE_MAX_LENGTH for item in items)
+    if kind == "versions":
+        return all(item.__class__ is str and _nbytes(item) <= ATTRIBUTE_VALUE_MAX_LENGTH and _is_semver(item)
+                   for item in items)
+    return False
+
+
+def _plain_attributes(c: _Checker, attributes: dict) -> bool:
+    """Each attribute one value of its kind under a qualified name, and not too many values."""
+    good_names = c.good_names
+    values = 0
+    for name, attribute in attributes.items():
+        if name not in good_names and not _plain_qualified_name(c, name):
+            return False
+        if attribute.__class__ is not dict or len(attribute) != 1:
+            return False
+        for kind, raw in attribute.items():
+            cls = raw.__class__
+            if cls is int:
+                if kind != "int" or not _INT64_MIN <= raw <= _INT64_MAX:
+                    return False
+            elif cls is str:
+                if len(raw) > ATTRIBUTE_VALUE_MAX_LENGTH or not raw.isascii():
+                    return False  # too long; or perhaps, in bytes: the walk says
+                if kind != "string" and (kind != "version" or not is_semver(raw)):
+                    return False
+            elif cls is bool:
+                if kind != "bool":
+                    return False
+            elif cls is list:
+                if not _plain_list_attribute(kind, raw):
+                    return False
+                values += len(raw) - 1
+            else:
+                return False
+        values += 1
+    return values <= ATTRIBUTE_VALUES_MAX
+
+
+def _plain_capacities(c: _Checker, capacities: dict, allow_multiple: bool) -> bool:
+    good_names = c.good_names
+    for name, entry in capacities.items():
+        if name not in good_names and not _plain_qualified_name(c, name):
+            return False
+        if entry is None:
+            continue  # the zero capacity
+        if entry.__class__ is not dict or not entry.keys() <= _CAPACITY_FIELDS:
+            return False
+        value = entry.get("value")
+        if value is not None and not _plain_quantity(value):
+            return False
+        policy = entry.get("requestPolicy")
+        if policy is not None:
+            if not allow_multiple or policy.__class__ is not dict:
+                return False
+            if policy.keys() <= _DEFAULT_ONLY:  # a default and no choices: nothing to compare
+                default = policy.get("default")
+                if default is not None and not _plain_quantity(default):
+                    return False
+            elif not _quiet(c, _capacity, entry, (), allow_multiple):
+                return False
+    return True
+
+
+def _plain_taint(c: _Checker, taint) -> bool:
+    if taint.__class__ is not dict or not taint.keys() <= _TAINT_FIELDS:
+        return False
+    value, time_added = taint.get("value"), taint.get("timeAdded")
+    return (_plain_label_key(c, taint.get("key")) and taint.get("effect") in TAINT_EFFECTS
+            and (value is None or value == "" or _plain_label_value(value))
+            and (time_added is None or time_added.__class__ is str))
+
+
+def _plain_driver(value) -> bool:
+    """A driver name as Checker.driver_name takes it (a DNS subdomain once lower-cased, 63 bytes)."""
+    return (value.__class__ is str and len(value) <= DRIVER_NAME_MAX_LENGTH
+            and _fast_caseless_subdomain(value) is not None)
+
+
+def _plain_counters(counters, limit: int) -> bool:
+    if counters.__class__ is not dict or not counters or len(counters) > limit:
+        return False
+    for name, counter in counters.items():
+        if not _plain_label(name):
+            return False
+        if counter is not None:
+            if counter.__class__ is not dict or not counter.keys() <= _COUNTER_FIELDS:
+                return False
+            value = counter.get("value")
+            if value is not None and not _plain_quantity(value):
+                return False
+    return True
+
+
+def _plain_counter_holders(holders: list, limit: int, fields, key: str, counters_limit: int) -> bool:
+    """Counter sets (named by `name`) or a device's counter consumptions (by `counterSet`, with at
+    most two compatibility groups): each named once, each with counters."""
+    if len(holders) > limit:
+        return False
+    seen = set()
+    for holder in holders:
+        if holder.__class__ is not dict or not holder.keys() <= fields:
+            return False
+        name = holder.get(key)
+        if not _plain_label(name) or name in seen:
+            return False
+        seen.add(name)
+        if not _plain_counters(holder.get("counters"), counters_limit):
+            return False
+        groups = holder.get("compatibilityGroups")
+        if groups is not None and (groups.__class__ is not list or len(groups) > COMPATIBILITY_GROUPS_MAX or not all(
+                _plain_label(group) for group in groups) or len(set(groups)) != len(groups)):
+            return False
+    return True
+
+
+def _plain_binding_conditions(c: _Checker, holder: dict) -> bool:
+    conditions, failures = holder.get("bindingConditions"), holder.get("bindingFailureConditions")
+    if conditions is None and failures is None:
+        return True
+    if (conditions.__class__ is not list or failures.__class__ is not list or not conditions or not failures
+            or len(conditions) > BINDING_CONDITIONS_MAX or len(failures) > BINDING_CONDITIONS_MAX):
+        return False
+    for condition in conditions + failures:
+        if not _plain_label_key(c, condition):
+            return False
+    distinct = set(conditions)
+    return len(distinct) == len(conditions) and len(set(failures)) == len(failures) and distinct.isdisjoint(failures)
+
+
+def _plain_requirement(c: _Checker, requirement) -> bool:
+    """A node selector's label requirement."""
+    if requirement.__class__ is not dict or not requirement.keys() <= _REQUIREMENT_FIELDS:
+        return False
+    if not _plain_label_key(c, requirement.get("key")):
+        return False
+    values = requirement.get("values")
+    count = 0
+    if values is not None:
+        if values.__class__ is not list:
+            return False
+        for value in values:
+            if not _plain_label_value(value):
+                return False
+        count = len(values)
+    operator = requirement.get("operator")
+    if operator == "In" or operator == "NotIn":
+        return count > 0
+    if operator == "Exists" or operator == "DoesNotExist":
+        return count == 0
+    if operator == "Gt" or operator == "Lt":
+        return count == 1
+    return False
+
+
+def _plain_field_requirement(requirement) -> bool:
+    """A node selector's field requirement: the node's name, one value."""
+    if requirement.__class__ is not dict or not requirement.keys() <= _REQUIREMENT_FIELDS:
+        return False
+    values, operator = requirement.get("values"), requirement.get("operator")
+    return (requirement.get("key") == "metadata.name" and (operator == "In" or operator == "NotIn")
+            and values.__class__ is list and len(values) == 1 and _plain_subdomain(values[0]))
+
+
+def _plain_node_selector(c: _Checker, selector) -> bool:
+    """A NodeSelector with at least one term (Checker.node_selector)."""
+    if selector.__class__ is not dict or not selector.keys() <= _NODE_SELECTOR_FIELDS:
+        return False
+    terms = selector.get("nodeSelectorTerms")
+    if terms.__class__ is not list or not terms:
+        return False
+    for term in terms:
+        if term.__class__ is not dict or not term.keys() <= _TERM_FIELDS:
+            return False
+        expressions, fields = term.get("matchExpressions"), term.get("matchFields")
+        if expressions is not None:
+            if expressions.__class__ is not list:
+                return False
+            for requirement in expressions:
+                if not _plain_requirement(c, requirement):
+                    return False
+        if fields is not None:
+            if fields.__class__ is not list:
+                return False
+            for requirement in fields:
+                if not _plain_field_requirement(requirement):
+                    return False
+    return True
+
+
+def _plain_pool(pool) -> bool:
+    if pool.__class__ is not dict or not pool.keys() <= _POOL_FIELDS:
+        return False
+    name, count, generation = pool.get("name"), pool.get("resourceSliceCount"), pool.get("generation")
+    return (_plain_pool_name(name)
+            and count.__class__ is int and 0 < count <= _INT64_MAX
+            and (generation is None or (generation.__class__ is int and 0 <= generation <= _INT64_MAX)))
+
+
+def _plain_skip_node_operations(operations) -> bool:
+    if operations is None:
+        return True
+    if operations.__class__ is not list:
+        return False
+    for operation in operations:
+        if operation not in SKIP_NODE_OPERATIONS:
+            return False
+    return len(set(operations)) == len(operations) and (
+        "NodePrepareResources" not in operations or "NodeUnprepareResources" in operations or "*" in operations)
+
+
+def _plain_slice_head(c: _Checker, spec: dict) -> bool:
+    """A ResourceSlice spec but for its devices and counter sets: driver, pool, where its devices
+    are, the operations it skips."""
+    if not spec.keys() <= _PLAIN_SLICE_SPEC_KEYS or not _plain_driver(spec.get("driver")) or not _plain_pool(
+            spec.get("pool")):
+        return False
+    chosen = 0
+    node_name, selector = spec.get("nodeName"), spec.get("nodeSelector")
+    if node_name is not None:
+        if not _plain_subdomain(node_name):
+            return False
+        chosen += 1
+    if selector is not None:
+        if not _plain_node_selector(c, selector) or len(selector["nodeSelectorTerms"]) != 1:
+            return False
+        chosen += 1
+    all_nodes, per_device = spec.get("allNodes"), spec.get("perDeviceNodeSelection")
+    if all_nodes is not None:
+        if all_nodes is not True:
+            return False
+        chosen += 1
+    if per_device is not None:
+        if per_device is not True:
+            return False
+        chosen += 1
+    devices, counter_sets = spec.get("devices"), spec.get("sharedCounters")
+    return (chosen == 1 and (devices is None or counter_sets is None)
+            and (devices is None or devices.__class__ is list)
+            and (counter_sets is None or counter_sets.__class__ is list)
+            and _plain_skip_node_operations(spec.get("skipNodeOperations")))
+
+
+_PLAIN_SLICE_SPEC_KEYS = _SLICE_SPEC_FIELDS - {"partitionTypeAttribute"}
+
+
+def _plain_selectors(c: _Checker, selectors) -> bool:
+    """DeviceSelectors (Checker.selectors): CEL expressions that compile within the cost limit."""
+    if selectors.__class__ is not list or len(selectors) > SELECTORS_MAX:
+        return False
+    check = c.cel_check
+    for selector in selectors:
+        if selector.__class__ is not dict or not selector.keys() <= _SELECTOR_FIELDS:
+            return False
+        cel = selector.get("cel")
+        if cel.__class__ is not dict or not cel.keys() <= _CEL_FIELDS:
+            return False
+        expression = cel.get("expression")
+        if expression.__class__ is not str or _nbytes(expression) > CEL_EXPRESSION_MAX_LENGTH:
+            return False
+        if check is not None and check(expression) is not None:
+            return False
+    return True
+
+
+def _plain_toleration(c: _Checker, toleration) -> bool:
+    """A request's DeviceToleration (Checker.device_toleration), warnings included."""
+    if toleration.__class__ is not dict or not toleration.keys() <= _TOLERATION_FIELDS:
+        return False
+    get = toleration.get
+    key, operator, value, effect = get("key"), get("operator"), get("value"), get("effect")
+    if key is not None and (key.__class__ is not str or (key and not _plain_label_key(c, key))):
+        return False
+    if value is not None and value.__class__ is not str:
+        return False
+    if operator == "Exists":
+        if value:
+            return False
+    elif operator is None or operator == "Equal" or operator == "":
+        if value is not None and not _plain_label_value(value):
+            return False
+    else:
+        return False
+    if effect is not None and effect != "" and effect not in TAINT_EFFECTS:
+        return False
+    seconds = get("tolerationSeconds")
+    return seconds is None or (seconds.__class__ is int and _INT64_MIN <= seconds <= _INT64_MAX
+                               and (effect is None or effect == "NoExecute"))
+
+
+def _plain_request_body(c: _Checker, body: dict, sub: bool, reference: str, constrained: dict) -> bool:
+    """What _request_body checks (and, for an exact request, its fields and adminAccess)."""
+    if not body.keys() <= (_SUBREQUEST_FIELDS if sub else _EXACT_FIELDS):
+        return False
+    get = body.get
+    if not _plain_subdomain(get("deviceClassName")):
+        return False
+    selectors = get("selectors")
+    if selectors is not None and not _plain_selectors(c, selectors):
+        return False
+    if get("derivedAttributes") is not None and not _quiet(c, _derived_attributes, body, (), reference, constrained):
+        return False
+    mode, count = get("allocationMode"), get("count")
+    if count is None:
+        count = 0
+    elif count.__class__ is not int or not _INT64_MIN <= count <= _INT64_MAX:
+        return False
+    if mode == "All":
+        if count != 0:
+            return False
+    elif mode is None or mode == "ExactCount" or mode == "":  # an empty mode is ExactCount, count 0 is 1
+        if count < 0:
+            return False
+    else:
+        return False
+    tolerations = get("tolerations")
+    if tolerations is not None:
+        if tolerations.__class__ is not list:
+            return False
+        for toleration in tolerations:
+            if not _plain_toleration(c, toleration):
+                return False
+    capacity = get("capacity")
+    if capacity is not None:
+        if capacity.__class__ is not dict or not capacity.keys() <= _CAPACITY_REQUIREMENTS_FIELDS:
+            return False
+        amounts = capacity.get("requests")
+        if amounts is not None:
+            if amounts.__class__ is not dict:
+                return False
+            for amount in amounts.values():
+                if not _plain_quantity(amount):
+                    return False
+    admin = get("adminAccess")
+    return admin is None or admin.__class__ is bool
+
+
+def _plain_request(c: _Checker, request, constrained: dict) -> bool:
+    """What _request checks: a named request, exactly one way of asking."""
+    if request.__class__ is not dict or not request.keys() <= _REQUEST_FIELDS:
+        return False
+    name = request.get("name")
+    if not _plain_label(name):
+        return False
+    exactly, first = request.get("exactly"), request.get("firstAvailable")
+    if first is None:
+        return exactly.__class__ is dict and _plain_request_body(c, exactly, False, name, constrained)
+    if exactly is not None or first.__class__ is not list or not first or len(first) > SUBREQUESTS_MAX:
+        return False
+    seen = set()
+    for sub in first:
+        if sub.__class__ is not dict:
+            return False
+        sub_name = sub.get("name")
+        if not _plain_label(sub_name) or sub_name in seen:
+            return False
+        seen.add(sub_name)
+        if not _plain_request_body(c, sub, True, f"{name}/{sub_name}", constrained):
+            return False
+    return True
+
+
+def _plain_request_refs(refs, names: dict) -> bool:
+    """References to requests and subrequests of the claim, each once (_request_refs)."""
+    if refs.__class__ is not list or len(refs) > REQUESTS_MAX:
+        return False
+    for ref in refs:
+        if ref.__class__ is not str:
+            return False
+        request, slash, sub = ref.partition("/")
+        if slash:
+            subs = names.get(request)
+            if not subs or sub not in subs or not _plain_label(sub):
+                return False
+        elif request not in names:
+            return False
+        if not _plain_label(request):
+            return False
+    return len(set(refs)) == len(refs)
+
+
+def _plain_opaque(opaque) -> bool:
+    """An opaque configuration (Checker.opaque_config): a driver and a JSON object within the size."""
+    if opaque.__class__ is not dict or not opaque.keys() <= _OPAQUE_FIELDS or not _plain_driver(opaque.get("driver")):
+        return False
+    parameters = opaque.get("parameters")
+    if parameters.__class__ is not dict:
+        return False
+    try:
+        return not _json_nbytes_over(parameters, OPAQUE_PARAMETERS_MAX_LENGTH)
+    except (ValueError, TypeError):
+        return False
+
+
+def _plain_constraint(constraint, names: dict) -> bool:
+    """A constraint (_constraint): its requests, and one attribute, `domain/identifier`."""
+    if constraint.__class__ is not dict or not constraint.keys() <= _CONSTRAINT_FIELDS:
+        return False
+    refs = constraint.get("requests")
+    if refs is not None and not _plain_request_refs(refs, names):
+        return False
+    match, distinct = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
+    if (match is None) == (distinct is None):
+        return False
+    attribute = distinct if match is None else match
+    if attribute.__class__ is not str:
+        return False
+    # checked declaratively: the domain as written (lower case), no case folding
+    domain, slash, identifier = attribute.partition("/")
+    return (bool(slash) and len(domain) <= 63 and _DNS_SUBDOMAIN_RE.fullmatch(domain) is not None
+            and len(identifier) <= C_IDENTIFIER_MAX_LENGTH and identifier.isascii() and identifier.isidentifier())
+
+
+def _plain_claim_devices(c: _Checker, requests: list, constraints: list, configs: list, names: dict,
+                         constrained: dict) -> bool:
+    """A DeviceClaim's requests, constraints and configuration (_claim_spec's lists)."""
+    if len(requests) > REQUESTS_MAX or len(constraints) > CONSTRAINTS_MAX or len(configs) > CONFIG_MAX:
+        return False
+    seen = set()
+    for request in requests:
+        if not _plain_request(c, request, constrained) or request["name"] in seen:
+            return False
+        seen.add(request["name"])
+    for constraint in constraints:
+        if not _plain_constraint(constraint, names):
+            return False
+    for config in configs:
+        if config.__class__ is not dict or not config.keys() <= _CLAIM_CONFIG_FIELDS:
+            return False
+        refs = config.get("requests")
+        if (refs is not None and not _plain_request_refs(refs, names)) or not _plain_opaque(config.get("opaque")):
+            return False
+    return True
+
+
+def _plain_pool_name(name) -> bool:
+    """Subdomains joined by slashes (Checker.pool_name)."""
+    if name.__class__ is not str or len(name) > POOL_NAME_MAX_LENGTH:
+        return False
+    if "/" not in name:
+        return _fast_subdomain(name) is not None
+    return all(_fast_subdomain(part) is not None for part in name.split("/"))
+
+
+def _plain_result(c: _Checker, result, names: dict) -> bool:
+    """An allocation result (_result)."""
+    if result.__class__ is not dict or not result.keys() <= _RESULT_FIELDS:
+        return False
+    get = result.get
+    request = get("request")
+    if (request.__class__ is not str or not _plain_request_refs([request], names) or not _plain_driver(get("driver"))
+            or not _plain_pool_name(get("pool")) or not _plain_label(get("device"))):
+        return False
+    admin, share_id, consumed = get("adminAccess"), get("shareID"), get("consumedCapacity")
+    if admin is not None and admin.__class__ is not bool:
+        return False
+    if share_id is not None and (share_id.__class__ is not str or _uuid_error(share_id) is not None):
+        return False
+    if consumed is not None:
+        if consumed.__class__ is not dict:
+            return False
+        for amount in consumed.values():
+            if not _plain_quantity(amount):
+                return False
+    tolerations = get("tolerations")
+    if tolerations is not None:
+        if tolerations.__class__ is not list:
+            return False
+        for toleration in tolerations:
+            if not _plain_toleration(c, toleration):
+                return False
+    return _plain_binding_conditions(c, result) and _plain_skip_node_operations(get("skipNodeOperations"))
+
+
+def _plain_allocation(c: _Checker, allocation: dict, names: dict) -> bool:
+    """A claim's status.allocation (_allocation)."""
+    if not allocation.keys() <= _ALLOCATION_FIELDS:
+        return False
+    stamp, devices, selector = (allocation.get("allocationTimestamp"), allocation.get("devices"),
+                                allocation.get("nodeSelector"))
+    if stamp is not None and stamp.__class__ is not str:
+        return False
+    if selector is not None and not _plain_node_selector(c, selector):
+        return False
+    if devices is None:
+        return True
+    if devices.__class__ is not dict or not devices.keys() <= _ALLOCATION_DEVICES_FIELDS:
+        return False
+    results, configs = devices.get("results"), devices.get("config")
+    if results is not None:
+        if results.__class__ is not list or len(results) > RESULTS_MAX:
+            return False
+        for result in results:
+            if not _plain_result(c, result, names):
+                return False
+    if configs is not None:
+        if configs.__class__ is not list or len(configs) > ALLOCATION_CONFIG_MAX:
+            return False
+        for config in configs:
+            if (config.__class__ is not dict or not config.keys() <= _ALLOCATION_CONFIG_FIELDS
+                    or config.get("source") not in CONFIG_SOURCES):
+                return False
+            refs = config.get("requests")
+            if (refs is not None and not _plain_request_refs(refs, names)) or not _plain_opaque(config.get("opaque")):
+                return False
+    return True
+
+
+def _plain_class_spec(c: _Checker, spec: dict) -> bool:
+    """A DeviceClass spec without an extended resource name."""
+    if not spec.keys() <= _PLAIN_CLASS_SPEC_KEYS:
+        return False
+    selectors, configs = spec.get("selectors"), spec.get("config")
+    if selectors is not None and not _plain_selectors(c, selectors):
+        return False
+    if configs is not None:
+        if configs.__class__ is not list or len(configs) > CONFIG_MAX:
+            return False
+        for config in configs:
+            if (config.__class__ is not dict or not config.keys() <= _CLASS_CONFIG_FIELDS
+                    or not _plain_opaque(config.get("opaque"))):
+                return False
+    return True
+
+
+_PLAIN_CLASS_SPEC_KEYS = _CLASS_SPEC_FIELDS - {"extendedResourceName"}
+
+
+def _plain_device(c: _Checker, device: dict, per_device: bool) -> bool:
+    """What _device checks, for a device the walk would find nothing wrong with."""
+    keys = device.keys()
+    if not keys <= DEVICE_FIELDS:
+        return False
+    get = device.get
+    if not _plain_label(get("name")):
+        return False
+    allow_multiple = get("allowMultipleAllocations")
+    if allow_multiple is not None and allow_multiple.__class__ is not bool:
+        return False
+    attributes, capacities = get("attributes"), get("capacity")
+    if attributes is None:
+        attributes = _NONE
+    elif attributes.__class__ is not dict:
+        return False
+    if capacities is None:
+        capacities = _NONE
+    elif capacities.__class__ is not dict:
+        return False
+    if len(attributes) + len(capacities) > ATTRIBUTES_AND_CAPACITIES_MAX:
+        return False
+    if attributes and not _plain_attributes(c, attributes):
+        return False
+    if capacities and not _plain_capacities(c, capacities, allow_multiple is True):
+        return False
+    if keys <= _SIMPLE_DEVICE_KEYS:
+        return not per_device  # which node a device is on is said by the slice, or by each device
+    return _plain_device_rest(c, device, capacities, per_device)
+
+
+_SIMPLE_DEVICE_KEYS = frozenset({"name", "attributes", "capacity", "allowMultipleAllocations"})
+
+
+def _plain_device_rest(c: _Checker, device: dict, capacities: dict, per_device: bool) -> bool:
+    get = device.get
+    binds = get("bindsToNode")
+    if binds is not None and binds.__class__ is not bool:
+        return False
+    taints = get("taints")
+    if taints is not None:
+        if taints.__class__ is not list or len(taints) > TAINTS_MAX:
+            return False
+        for taint in taints:
+            if not _plain_taint(c, taint):
+                return False
+    consumptions = get("consumesCounters")
+    if consumptions is not None and (consumptions.__class__ is not list or not _plain_counter_holders(
+            consumptions, CONSUMPTIONS_PER_DEVICE_MAX, _CONSUMPTION_FIELDS, "counterSet", COUNTERS_PER_CONSUMPTION_MAX)):
+        return False
+    node_name, selector, all_nodes = get("nodeName"), get("nodeSelector"), get("allNodes")
+    if per_device:
+        chosen = 0
+        if node_name is not None:
+            if not _plain_subdomain(node_name):
+                return False
+            chosen += 1
+        if selector is not None:
+            if not _plain_node_selector(c, selector):
+                return False
+            chosen += 1
+        if all_nodes is not None:
+            if all_nodes is not True:
+                return False
+            chosen += 1
+        if chosen != 1:
+            return False
+    elif node_name is not None or selector is not None or all_nodes is not None:
+        return False
+    if not _plain_binding_conditions(c, device):
+        return False
+    resources = get("nodeAllocatableResources")
+    return resources is None or (resources.__class__ is dict and (
+        not resources or _quiet(c, _node_allocatable_resources, device, capacities, ())))
+
+
+# ---------------------------------------------------------------------------
 # DeviceClass
 
 def _device_class(c: _Checker, obj: dict) -> None:
@@ -1240,7 +1988,7 @@ def _device_class(c: _Checker, obj: dict) -> None:
     c.fields(obj, _TOP_FIELDS, ())
     c.metadata(obj, namespaced=False, declarative_name=True)
     spec = c.obj(obj, "spec", ())
-    if spec is None:
+    if spec is None or (FAST_PATH and _plain_class_spec(c, spec)):
         return
     path = ("spec",)
     c.fields(spec, _CLASS_SPEC_FIELDS, path)
@@ -1291,6 +2039,14 @@ def _resource_slice(c: _Checker, obj: dict) -> None:
 
 
 def _slice_spec(c: _Checker, spec: dict, path: tuple) -> None:
+    if FAST_PATH and _plain_slice_head(c, spec):
+        devices, counter_sets = spec.get("devices"), spec.get("sharedCounters")
+        if devices:
+            _devices(c, devices, path + ("devices",), spec.get("perDeviceNodeSelection") is True)
+        if counter_sets and not _plain_counter_holders(counter_sets, COUNTER_SETS_MAX, _COUNTER_SET_FIELDS, "name",
+                                                       COUNTERS_PER_SET_MAX):
+            _counter_sets(c, counter_sets, path + ("sharedCounters",))
+        return
     c.fields(spec, _SLICE_SPEC_FIELDS, path)
     driver = c.string(spec, "driver", path)
     if driver is not None or spec.get("driver") is None:
@@ -1384,22 +2140,30 @@ def _has_list_attributes(device) -> bool:
 
 
 def _devices(c: _Checker, devices: list, path: tuple, per_device: bool) -> None:
-    advanced = any(
-        _has_entries(device, "taints") or _has_entries(device, "consumesCounters") or _has_list_attributes(device)
-        for device in devices
-    )
-    limit = DEVICES_MAX_ADVANCED if advanced else DEVICES_MAX
-    if len(devices) > limit:
-        c.too_many(path, len(devices), limit)
-        return
+    if len(devices) > DEVICES_MAX_ADVANCED:  # at most that many is within either limit
+        advanced = any(
+            _has_entries(device, "taints") or _has_entries(device, "consumesCounters") or _has_list_attributes(device)
+            for device in devices
+        )
+        limit = DEVICES_MAX_ADVANCED if advanced else DEVICES_MAX
+        if len(devices) > limit:
+            c.too_many(path, len(devices), limit)
+            return
+    fast = FAST_PATH
     seen = set()
-    for _, device_path, device in c.object_items(devices, path):
-        _device(c, device, device_path, per_device)
+    for index, device in enumerate(devices):
+        if device.__class__ is not dict:
+            device = c.as_object({} if device is None else device, path + (index,))
+            if device is None:
+                continue
+            _device(c, device, path + (index,), per_device)
+        elif not (fast and _plain_device(c, device, per_device)):
+            _device(c, device, path + (index,), per_device)
         name = device.get("name")
         name = "" if name is None else name
         if isinstance(name, str):
             if name in seen:
-                c.duplicate(device_path, name)
+                c.duplicate(path + (index,), name)
             seen.add(name)
 
 
@@ -1475,12 +2239,12 @@ def _attribute(c: _Checker, attribute: dict, attributes_path: tuple, name: str) 
         for kind, raw in attribute.items():
             if raw.__class__ in _SCALARS:
                 memo = (kind, raw.__class__, raw)  # the class too: True == 1, but {int: true} is wrong
-        if memo in _GOOD_ATTRIBUTES:
+        if memo in c.good_attributes:
             return
     found = len(c.problems)
     _attribute_checked(c, attribute, attributes_path + (name,))
-    if memo is not None and len(c.problems) == found and len(_GOOD_ATTRIBUTES) < _MEMO_ENTRIES:
-        _GOOD_ATTRIBUTES.add(memo)
+    if memo is not None and len(c.problems) == found:
+        c.good_attributes.add(memo)
 
 
 def _attribute_checked(c: _Checker, attribute: dict, path: tuple) -> None:
@@ -2009,7 +2773,7 @@ def _resource_claim(c: _Checker, obj: dict) -> None:
     status = c.obj(obj, "status", ())
     if status is not None:
         allocation = c.obj(status, "allocation", ("status",))
-        if allocation is not None:
+        if allocation is not None and not (FAST_PATH and _plain_allocation(c, allocation, request_names)):
             _allocation(c, allocation, ("status", "allocation"), request_names)
         _reserved_for(c, status, allocation is not None or status.get("allocation") is not None)
 
@@ -2077,6 +2841,8 @@ def _claim_spec(c: _Checker, spec: dict, path: tuple) -> dict:
     configs = c.array(devices, "config", path) or []
     names = _gather_request_names(requests)
     constrained = _constraint_attributes(constraints)
+    if FAST_PATH and _plain_claim_devices(c, requests, constraints, configs, names, constrained):
+        return names
 
     requests_path = path + ("requests",)
     if len(requests) > REQUESTS_MAX:
