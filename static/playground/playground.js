@@ -51,7 +51,10 @@ window.oncePerSwap = function (handler) {
   // (its median round trip, kept between MIN_WAIT and MAX_WAIT): a pause as long as an answer takes
   // sends the run, so a fast scenario shows its answer while a slow dump is not re-run on every key. An edit cancels the run still on its way,
   // and an answer that left the server before the latest edit or run is never painted.
-  var MIN_WAIT = 40, MAX_WAIT = 400, FIRST_WAIT = 150, KEPT = 5;
+  // The first edit after a rest runs at once when the server answers fast (its wait is at most LEADING_UP_TO):
+  // nothing is waited for then, and the edits that follow it within the wait are gathered as before (the
+  // run on its way is cancelled by the next edit). A slow or large scenario keeps the wait for every edit.
+  var MIN_WAIT = 40, MAX_WAIT = 400, FIRST_WAIT = 150, KEPT = 5, LEADING_UP_TO = 100;
   var roundTrips = [];
   var runTimer = null;
   var latest = 0; // counts edits and runs started; an answer is painted only if nothing came after it
@@ -75,10 +78,14 @@ window.oncePerSwap = function (handler) {
     if (!form) return;
     if (window.htmx) window.htmx.trigger(form, "run"); else form.requestSubmit();
   }
+  var lastEdit = -Infinity;
   function edited() {
     var form = playgroundForm();
     if (!form || !window.htmx) return;
     latest++;
+    var now = performance.now();
+    var rested = !inFlight && runTimer === null && now - lastEdit > runWait();
+    lastEdit = now;
     if (inFlight) {
       // Its answer is for older text. It has been on its way this long at least: a text the server takes
       // longer on than the pauses in typing (a large dump) is then not sent again at every short pause.
@@ -89,6 +96,15 @@ window.oncePerSwap = function (handler) {
     window.clearTimeout(runTimer);
     var wait = runWait();
     form.setAttribute("data-run-wait", String(wait));
+    if (rested && roundTrips.length && wait <= LEADING_UP_TO) {
+      // At once, but after the frame that shows the key: a run's start does not delay the typing. The
+      // token stands for the timer (an edit or a run meanwhile replaces it, and this run is not started).
+      var token = runTimer = {};
+      window.requestAnimationFrame(function () {
+        window.setTimeout(function () { if (runTimer === token) runNow(); }, 0);
+      });
+      return;
+    }
     runTimer = window.setTimeout(runNow, wait);
   }
   // editor.js announces each CodeMirror edit with playground:edited; the plain textarea sends input.
