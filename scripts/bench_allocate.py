@@ -231,9 +231,26 @@ def _draw_scenarios(count: int) -> list[dict]:
              "min_compat": g.min_compat} for g in found.values()]
 
 
-def playground_pass(path: str) -> None:
-    """In a process of its own (`--playground-pass FILE`): every scenario of FILE once, timed;
-    prints {"seconds", "cpu", "startup", "exit_codes"} as JSON."""
+def text_keyed_caches() -> list:
+    """The engine's caches keyed by a piece of a scenario's text (a CEL expression's compile and
+    check, a quantity's or a version's parse, a regular expression in CEL), which a scenario may
+    find filled by an earlier one that held the same text. Environment-wide ones (a CEL environment
+    per option set) are left."""
+    from allocator.engine import quantity, scenario, semver
+    from allocator.engine.cel import library, program
+
+    found = []
+    for module in (scenario, quantity, semver, program, library):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear") and value.cache_info().maxsize not in (1, 16):
+                found.append(value)
+    return found
+
+
+def playground_pass(path: str, cold: bool = False) -> None:
+    """In a process of its own (`--playground-pass FILE [--cold-caches]`): every scenario of FILE
+    once, timed; prints {"seconds", "cpu", "startup", "exit_codes"} as JSON. Cold: the text-keyed
+    caches are emptied before each scenario too."""
     started = time.perf_counter()
     import json
 
@@ -245,11 +262,14 @@ def playground_pass(path: str) -> None:
     with open(path) as handle:
         items = json.load(handle)
     startup = time.perf_counter() - started
+    caches = text_keyed_caches() if cold else []
     codes = []
     gc_was = gc.isenabled()
     start, cpu = time.perf_counter(), time.process_time()
     for item in items:
         loader.clear_cache()  # no document of another scenario may serve this one
+        for cache in caches:
+            cache.cache_clear()
         gates, _ = parse_gates(item["gates"], emulated=item["emulated"], min_compat=item["min_compat"])
         _, outcome = allocate_text(item["text"].encode(), node_name=item["node"] or None,
                                    gates=ComponentGates.uniform(gates), explain_result=False)
@@ -260,9 +280,10 @@ def playground_pass(path: str) -> None:
     print(json.dumps({"seconds": seconds, "cpu": cpu, "startup": startup, "exit_codes": codes}))
 
 
-def time_playground(path: str) -> dict:
+def time_playground(path: str, cold: bool = False) -> dict:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--playground-pass", path],
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--playground-pass", path]
+                          + (["--cold-caches"] if cold else []),
                           capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         print(proc.stdout[-2000:], proc.stderr[-2000:])
@@ -310,7 +331,7 @@ def time_commands(binary, items: list[dict], directory: str, resolved) -> tuple[
     return ours, theirs
 
 
-def against_oracle(count: int, runs: int, commands: int) -> None:
+def against_oracle(count: int, runs: int, commands: int, cold: bool = False) -> None:
     import json
 
     sys.path.insert(0, ROOT)
@@ -331,7 +352,7 @@ def against_oracle(count: int, runs: int, commands: int) -> None:
         json.dump(items, handle)
     rows = []
     for run in range(runs):  # interleaved, the order alternating, so that load falls on both alike
-        pair = [("go", lambda: time_oracle(binary, requests)), ("py", lambda: time_playground(path))]
+        pair = [("go", lambda: time_oracle(binary, requests)), ("py", lambda: time_playground(path, cold))]
         measured = dict((name, fn()) for name, fn in (pair if run % 2 == 0 else pair[::-1]))
         rows.append(measured)
         go, py = measured["go"], measured["py"]
@@ -344,7 +365,7 @@ def against_oracle(count: int, runs: int, commands: int) -> None:
     py = statistics.median(r["py"]["seconds"] for r in rows)
     ratio = statistics.median(r["py"]["seconds"] / r["go"]["seconds"] for r in rows)
     cpu_ratio = statistics.median(r["py"]["cpu"] / r["go"]["cpu"] for r in rows)
-    print(f"first pass, {len(items)} scenarios, median of {runs}: playground {py:.3f} s "
+    print(f"first pass{' (text-keyed caches emptied per scenario)' if cold else ''}, {len(items)} scenarios, median of {runs}: playground {py:.3f} s "
           f"({1000 * py / len(items):.2f} ms each), Go {go:.3f} s; ratio {ratio:.2f}x (CPU {cpu_ratio:.2f}x)")
     if commands:
         ours, theirs = time_commands(binary, items[:commands], directory, resolved)
@@ -357,7 +378,7 @@ def against_oracle(count: int, runs: int, commands: int) -> None:
 def main() -> None:
     if sys.argv[1:2] == ["--playground-pass"]:
         sys.path.insert(0, ROOT)
-        playground_pass(sys.argv[2])
+        playground_pass(sys.argv[2], cold="--cold-caches" in sys.argv[3:])
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", default="200,1000", help="comma-separated dump sizes in nodes")
@@ -369,6 +390,9 @@ def main() -> None:
     parser.add_argument("--scenarios", type=int, default=300, help="with --against-oracle: how many")
     parser.add_argument("--commands", type=int, default=20,
                         help="with --against-oracle: scenarios also run one process each (0: none)")
+    parser.add_argument("--cold-caches", action="store_true",
+                        help="with --against-oracle: also empty the caches keyed by a piece of text (CEL "
+                             "compiles, quantity and version parses) before each scenario")
     args = parser.parse_args()
     directory = args.keep or tempfile.mkdtemp(prefix="dra-bench-")
     os.makedirs(directory, exist_ok=True)
@@ -380,7 +404,7 @@ def main() -> None:
     subprocess.run([sys.executable, "-c", "from allocator.cli import build_code_tables; build_code_tables()"],
                    cwd=ROOT, check=True)
     if args.against_oracle:
-        against_oracle(args.scenarios, args.runs, args.commands)
+        against_oracle(args.scenarios, args.runs, args.commands, args.cold_caches)
         return
 
     print(f"median of {args.runs} runs; target: command <= 1.2x the C loader's parse")
