@@ -1690,13 +1690,8 @@ def _plain_request_body(c: _Checker, body: dict, sub: bool, reference: str, cons
             return False
     else:
         return False
-    tolerations = get("tolerations")
-    if tolerations is not None:
-        if tolerations.__class__ is not list:
-            return False
-        for toleration in tolerations:
-            if not _plain_toleration(c, toleration):
-                return False
+    if not _plain_tolerations(c, get("tolerations")):
+        return False
     capacity = get("capacity")
     if capacity is not None:
         if capacity.__class__ is not dict or not capacity.keys() <= _CAPACITY_REQUIREMENTS_FIELDS:
@@ -1839,14 +1834,16 @@ def _plain_result(c: _Checker, result, names: dict) -> bool:
         for amount in consumed.values():
             if not _plain_quantity(amount):
                 return False
-    tolerations = get("tolerations")
-    if tolerations is not None:
-        if tolerations.__class__ is not list:
-            return False
-        for toleration in tolerations:
-            if not _plain_toleration(c, toleration):
-                return False
+    if not _plain_tolerations(c, get("tolerations")):
+        return False
     return _plain_binding_conditions(c, result) and _plain_skip_node_operations(get("skipNodeOperations"))
+
+
+def _plain_tolerations(c: _Checker, tolerations) -> bool:
+    """A request's or a result's tolerations: absent, or a list of plainly valid ones."""
+    if tolerations is None:
+        return True
+    return tolerations.__class__ is list and all(_plain_toleration(c, t) for t in tolerations)
 
 
 def _plain_allocation(c: _Checker, allocation: dict, names: dict) -> bool:
