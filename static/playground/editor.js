@@ -134,6 +134,8 @@ function mount(cm, { editorTools }) {
     text: () => view.state.doc.toString(),
     // The text a run of the form sends when the textarea was not brought up to date for it, else null.
     unsynced: () => (stale ? view.state.doc.toString() : null),
+    // Whether the text is a large one (edited as plain text): its runs always wait (playground.js).
+    isLarge: () => view.state.doc.length > PLAIN_OVER,
     focus: () => view.focus(),
     undo: () => cm.undo(view),
     // Where a piece of text is drawn (for tests and the benchmark that point at it): {left, top, bottom}.

@@ -53,7 +53,8 @@ window.oncePerSwap = function (handler) {
   // and an answer that left the server before the latest edit or run is never painted.
   // The first edit after a rest runs at once when the server answers fast (its wait is at most LEADING_UP_TO):
   // nothing is waited for then, and the edits that follow it within the wait are gathered as before (the
-  // run on its way is cancelled by the next edit). A slow or large scenario keeps the wait for every edit.
+  // run on its way is cancelled by the next edit). A slow scenario, or a text over 512 KB, keeps the wait for
+  // every edit.
   var MIN_WAIT = 40, MAX_WAIT = 400, FIRST_WAIT = 150, KEPT = 5, LEADING_UP_TO = 100;
   var roundTrips = [];
   var runTimer = null;
@@ -79,6 +80,12 @@ window.oncePerSwap = function (handler) {
     if (window.htmx) window.htmx.trigger(form, "run"); else form.requestSubmit();
   }
   var lastEdit = -Infinity;
+  function largeText() {  // over 512 KB: a run's start costs the page more than a key (editor.js)
+    var editor = window.playgroundEditor;
+    if (editor && editor.isLarge) return editor.isLarge();
+    var area = document.getElementById("scenario");
+    return !!area && area.value.length > 512 * 1024;
+  }
   function edited() {
     var form = playgroundForm();
     if (!form || !window.htmx) return;
@@ -96,7 +103,7 @@ window.oncePerSwap = function (handler) {
     window.clearTimeout(runTimer);
     var wait = runWait();
     form.setAttribute("data-run-wait", String(wait));
-    if (rested && roundTrips.length && wait <= LEADING_UP_TO) {
+    if (rested && roundTrips.length && wait <= LEADING_UP_TO && !largeText()) {
       // At once, but after the frame that shows the key: a run's start does not delay the typing. The
       // token stands for the timer (an edit or a run meanwhile replaces it, and this run is not started).
       var token = runTimer = {};

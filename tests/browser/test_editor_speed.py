@@ -201,8 +201,11 @@ def test_a_run_of_a_text_over_512_kb_sends_the_editors_text_without_copying_it_i
     from scripts.bench_browser import big_document
 
     open_example(page, "simple-gpu")
+    answered = page.evaluate("window.playgroundRuns.answered()")
     put_in_editor(page, big_document(600_000))
     expect(page.locator("#editor-status")).to_contain_text("Syntax colours are off")
+    # The run of the text put in is answered before typing starts: the run looked at is the typing's.
+    page.wait_for_function("(n) => window.playgroundRuns.answered() > n", arg=answered)
     page.evaluate("""() => {
       window.copies = 0;
       document.getElementById("scenario").addEventListener("input", () => { window.copies++; });
