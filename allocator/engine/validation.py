@@ -1549,20 +1549,15 @@ def _plain_node_selector(c: _Checker, selector) -> bool:
     for term in terms:
         if term.__class__ is not dict or not term.keys() <= _TERM_FIELDS:
             return False
-        expressions, fields = term.get("matchExpressions"), term.get("matchFields")
-        if expressions is not None:
-            if expressions.__class__ is not list:
-                return False
-            for requirement in expressions:
-                if not _plain_requirement(c, requirement):
-                    return False
-        if fields is not None:
-            if fields.__class__ is not list:
-                return False
-            for requirement in fields:
-                if not _plain_field_requirement(requirement):
-                    return False
+        if not (_plain_items(term.get("matchExpressions"), lambda r: _plain_requirement(c, r))
+                and _plain_items(term.get("matchFields"), _plain_field_requirement)):
+            return False
     return True
+
+
+def _plain_items(items, plain) -> bool:
+    """An optional list: absent, or a list whose every item `plain` passes."""
+    return items is None or (items.__class__ is list and all(plain(item) for item in items))
 
 
 def _plain_pool(pool) -> bool:
@@ -1690,7 +1685,7 @@ def _plain_request_body(c: _Checker, body: dict, sub: bool, reference: str, cons
             return False
     else:
         return False
-    if not _plain_tolerations(c, get("tolerations")):
+    if not _plain_items(get("tolerations"), lambda t: _plain_toleration(c, t)):
         return False
     capacity = get("capacity")
     if capacity is not None:
@@ -1834,16 +1829,9 @@ def _plain_result(c: _Checker, result, names: dict) -> bool:
         for amount in consumed.values():
             if not _plain_quantity(amount):
                 return False
-    if not _plain_tolerations(c, get("tolerations")):
+    if not _plain_items(get("tolerations"), lambda t: _plain_toleration(c, t)):
         return False
     return _plain_binding_conditions(c, result) and _plain_skip_node_operations(get("skipNodeOperations"))
-
-
-def _plain_tolerations(c: _Checker, tolerations) -> bool:
-    """A request's or a result's tolerations: absent, or a list of plainly valid ones."""
-    if tolerations is None:
-        return True
-    return tolerations.__class__ is list and all(_plain_toleration(c, t) for t in tolerations)
 
 
 def _plain_allocation(c: _Checker, allocation: dict, names: dict) -> bool:
