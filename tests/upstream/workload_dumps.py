@@ -76,17 +76,22 @@ def _workload(kind: str, name: str, spec: dict, rng: random.Random) -> dict:
     return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": "default"}, "spec": body}
 
 
+# The class every device of the cases belongs to, and the template each pod's claim comes from.
+_DEVICE_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
+                 "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+_ONE_GPU_TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                     "metadata": {"name": "one-gpu", "namespace": "default"},
+                     "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}}
+
+
 def case(seed: int) -> tuple[str, dict]:
     """(scenario text, gates) for one seed."""
     rng = random.Random(seed)
     nodes = [f"node-{i}" for i in range(rng.randint(1, 3))]
     objects: list = [_node(n, rng) for n in nodes]
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
-                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    objects.append(_DEVICE_CLASS)
     objects += [_slice(n, rng.randint(0, 2)) for n in nodes]
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                    "metadata": {"name": "one-gpu", "namespace": "default"},
-                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}})
+    objects.append(_ONE_GPU_TEMPLATE)
     if rng.random() < 0.3:
         objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                         "metadata": {"name": "shared", "namespace": "default"},
@@ -166,12 +171,9 @@ def cycle_case(seed: int) -> tuple[str, dict]:
     objects: list = [_node(n, rng) for n in nodes]
     for node in objects:
         node["status"]["allocatable"]["cpu"] = rng.choice(["2", "4", "8"])
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
-                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    objects.append(_DEVICE_CLASS)
     objects += [_slice(n, rng.randint(0, 2)) for n in nodes]
-    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                    "metadata": {"name": "one-gpu", "namespace": "default"},
-                    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}}}})
+    objects.append(_ONE_GPU_TEMPLATE)
     groups = []
     for name in ("gang-a", "gang-b")[:rng.randint(1, 2)]:
         policy = {"gang": {"minCount": rng.randint(1, 4)}} if rng.random() < 0.75 else {"basic": {}}
